@@ -1,0 +1,25 @@
+"""okl: Cython-accelerated online kernel learning.
+
+>>> import okl
+>>> learner = okl.Perceptron(kernel=okl.Gaussian(sigma=2.0))
+>>> trace = learner.run(X, y)            # doctest: +SKIP
+>>> trace.mistake_rate, trace.budget[-1]  # doctest: +SKIP
+"""
+from okl._core import (
+    GramCholesky,
+    GramInverse,
+    SupportSet,
+    kernel_matrix,
+    regularized_projection,
+)
+from okl.kernels import Gaussian, Kernel, Laplacian, Linear, Polynomial
+from okl.learners import KernelOGD, OnlineLearner, Perceptron
+from okl.trace import Trace
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Kernel", "Gaussian", "Polynomial", "Linear", "Laplacian",
+    "SupportSet", "GramInverse", "GramCholesky", "kernel_matrix", "regularized_projection",
+    "OnlineLearner", "Perceptron", "KernelOGD", "Trace",
+]

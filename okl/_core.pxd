@@ -1,0 +1,112 @@
+# Typed declarations shared by every extension module of okl.
+#
+# A learner module does ``from okl._core cimport Learner, Row, SupportSet, ...``
+# and overrides ``score``/``update``; the stream driver in _core.pyx calls them
+# round after round without the GIL.
+
+from numpy.random cimport bitgen_t
+
+# Kernel kinds understood by the typed kernel routines.
+cdef enum:
+    KERNEL_GAUSSIAN = 0
+    KERNEL_POLYNOMIAL = 1
+    KERNEL_LINEAR = 2
+    KERNEL_LAPLACIAN = 3
+
+
+ctypedef struct KernelParams:
+    int kind
+    double gamma      # Gaussian: 1/(2 sigma^2); Laplacian: 1/sigma; polynomial: scale
+    double coef0      # polynomial offset
+    int degree        # polynomial degree
+
+
+ctypedef struct Row:
+    # One example.  Dense: ``indices == NULL`` and ``nnz == d``.
+    # CSR: ``data[k]`` is the value of feature ``indices[k]``.
+    const double* data
+    const int* indices
+    int nnz
+    double sqnorm     # ||x||_2^2
+    double l1norm     # ||x||_1
+
+
+cdef double kernel_self(const KernelParams* kp, const Row* x) noexcept nogil
+cdef void kernel_row(const KernelParams* kp, const double* S, const double* s_sq,
+                     const double* s_l1, int n, int d, const Row* x,
+                     double* out) noexcept nogil
+
+
+cdef class SupportSet:
+    """Support vectors in a preallocated ``capacity x d`` buffer."""
+    cdef KernelParams kp
+    cdef double* X          # capacity x d, row-major
+    cdef double* sqnorm     # ||s_i||^2
+    cdef double* l1norm     # ||s_i||_1
+    cdef double* alpha      # coefficients
+    cdef long long* stamp   # round at which each vector entered
+    cdef double* krow       # kernel row k(x, S) of the last scored example
+    cdef int n, d, capacity
+    cdef bint growable
+    cdef object kernel      # the Python kernel spec (for pickling and repr)
+
+    cdef int reserve(self, int capacity) noexcept nogil
+    cdef int add(self, const Row* x, double a, long long stamp) noexcept nogil
+    cdef void remove(self, int i) noexcept nogil
+    cdef void replace(self, int i, const Row* x, double a, long long stamp) noexcept nogil
+    cdef void fill_krow(self, const Row* x) noexcept nogil
+    cdef double score(self, const Row* x) noexcept nogil
+    cdef void scale(self, double c) noexcept nogil
+    cdef void as_row(self, int i, Row* out) noexcept nogil
+
+
+cdef class GramInverse:
+    """``K_S`` and ``K_S^{-1}`` kept by block updates (add) and downdates (remove)."""
+    cdef double* K
+    cdef double* Kinv
+    cdef double* work
+    cdef int n, capacity
+    cdef bint growable
+
+    cdef int reserve(self, int capacity) noexcept nogil
+    cdef double residual(self, const double* k, double kxx, double* beta) noexcept nogil
+    cdef int add(self, const double* k, double kxx, const double* beta, double alpha) noexcept nogil
+    cdef void remove(self, int i) noexcept nogil
+
+
+cdef class GramCholesky:
+    """``K_S = L L^T`` kept by appending rows and Givens-rotation deletions."""
+    cdef double* K
+    cdef double* L
+    cdef double* work
+    cdef int n, capacity
+    cdef bint growable
+
+    cdef int reserve(self, int capacity) noexcept nogil
+    cdef double residual(self, const double* k, double kxx, double* c) noexcept nogil
+    cdef int add(self, const double* k, double kxx, const double* c, double alpha) noexcept nogil
+    cdef void remove(self, int i) noexcept nogil
+    cdef void solve(self, double* b) noexcept nogil
+
+
+cdef int regularized_projection_c(const double* K2, int ld2, const double* K21, int ld21,
+                                  int m, int n, const double* a, double eta,
+                                  double* theta, double* work) noexcept nogil
+
+
+cdef class Learner:
+    cdef KernelParams kp
+    cdef SupportSet sv
+    cdef long long t            # rounds learned so far
+    cdef int d                  # input dimension (-1 until the first example)
+    cdef bint classification    # labels in {-1, +1}; mistakes are counted
+    cdef int error              # set by update() on failure (e.g. out of memory)
+    cdef object _kernel
+    cdef object _rng
+    cdef bitgen_t* bitgen
+
+    cdef double score(self, const Row* x) noexcept nogil
+    cdef void update(self, const Row* x, double y, double f) noexcept nogil
+    cdef double loss(self, double y, double f) noexcept nogil
+    cdef int size(self) noexcept nogil
+    cdef double uniform(self) noexcept nogil

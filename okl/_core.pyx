@@ -1,0 +1,1133 @@
+# cython: language_level=3
+"""Typed hot paths of okl.
+
+What lives here, and why in one module: every learner's round is a kernel row
+``k(x, S)`` against its support set, a little linear algebra on that row, and
+a coefficient update.  The pieces are
+
+* ``kernel_row`` / ``kernel_self``: Gaussian, polynomial, linear and Laplacian
+  kernels on dense rows (one BLAS ``dgemv`` plus cached squared norms) and on
+  CSR rows (gathering the row's non-zeros);
+* ``SupportSet``: support vectors, their norms and coefficients in
+  preallocated buffers;
+* ``GramInverse`` and ``GramCholesky``: the Gram matrix of a dictionary kept
+  incrementally, with the approximate-linear-dependence (ALD) residual
+  ``alpha_t = k(x,x) - k_S(x)^T K_S^{-1} k_S(x)``;
+* ``regularized_projection``: ``(K_2 + eta I)^{-1} K_21 a`` through LAPACK;
+* ``Learner``: the base class with ``score``/``update`` and the single driver
+  that runs a whole stream without the GIL.
+"""
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.math cimport exp, fabs, pow, sqrt, hypot, fmax
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy, memmove, memset
+from scipy.linalg.cython_blas cimport ddot, dgemv, dger, dscal, dtrsv, drot, dcopy
+from scipy.linalg.cython_lapack cimport dposv, dpocon
+
+import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
+
+cdef double ONE = 1.0
+cdef double ZERO = 0.0
+cdef int INC1 = 1
+
+
+# ----------------------------------------------------------------------------
+# Kernels
+# ----------------------------------------------------------------------------
+
+cdef inline KernelParams _params_of(object kernel) except *:
+    """Read (kind, gamma, coef0, degree) from a kernel spec of okl.kernels."""
+    cdef KernelParams kp
+    kind, gamma, coef0, degree = kernel.kernel_params()
+    kp.kind = kind
+    kp.gamma = gamma
+    kp.coef0 = coef0
+    kp.degree = degree
+    return kp
+
+
+cdef inline double _from_dot(const KernelParams* kp, double dot, double s_sq,
+                             double x_sq) noexcept nogil:
+    if kp.kind == KERNEL_GAUSSIAN:
+        return exp(-kp.gamma * fmax(s_sq + x_sq - 2.0 * dot, 0.0))
+    if kp.kind == KERNEL_POLYNOMIAL:
+        return pow(kp.gamma * dot + kp.coef0, kp.degree)
+    return dot
+
+
+cdef double kernel_self(const KernelParams* kp, const Row* x) noexcept nogil:
+    """``k(x, x)``."""
+    if kp.kind == KERNEL_GAUSSIAN or kp.kind == KERNEL_LAPLACIAN:
+        return 1.0
+    return _from_dot(kp, x.sqnorm, x.sqnorm, x.sqnorm)
+
+
+cdef void kernel_row(const KernelParams* kp, const double* S, const double* s_sq,
+                     const double* s_l1, int n, int d, const Row* x,
+                     double* out) noexcept nogil:
+    """``out[i] = k(x, S[i])`` for the ``n`` rows of the row-major ``S``."""
+    cdef int i, k
+    cdef double acc, v
+    cdef const double* s
+    if n <= 0:
+        return
+    if kp.kind == KERNEL_LAPLACIAN:
+        for i in range(n):
+            s = S + <Py_ssize_t> i * d
+            if x.indices == NULL:
+                acc = 0.0
+                for k in range(d):
+                    acc += fabs(s[k] - x.data[k])
+            else:
+                # ||s - x||_1 = ||s||_1 + sum over x's non-zeros of |s_j - x_j| - |s_j|
+                acc = s_l1[i]
+                for k in range(x.nnz):
+                    v = s[x.indices[k]]
+                    acc += fabs(v - x.data[k]) - fabs(v)
+                acc = fmax(acc, 0.0)
+            out[i] = exp(-kp.gamma * acc)
+        return
+    if x.indices == NULL:
+        dgemv(b"T", &d, &n, &ONE, <double*> S, &d, <double*> x.data, &INC1,
+              &ZERO, out, &INC1)
+    else:
+        for i in range(n):
+            s = S + <Py_ssize_t> i * d
+            acc = 0.0
+            for k in range(x.nnz):
+                acc += s[x.indices[k]] * x.data[k]
+            out[i] = acc
+    if kp.kind != KERNEL_LINEAR:
+        for i in range(n):
+            out[i] = _from_dot(kp, out[i], s_sq[i], x.sqnorm)
+
+
+# ----------------------------------------------------------------------------
+# Streams: dense or CSR rows with their norms, behind one row accessor
+# ----------------------------------------------------------------------------
+
+cdef class Stream:
+    """Rows of a dense C-contiguous float64 matrix or of a CSR matrix.
+
+    Built by ``okl._validation.as_stream`` after the input was checked; the
+    arrays are kept alive here and read through raw pointers in the loop.
+    """
+    cdef readonly Py_ssize_t T
+    cdef readonly int d
+    cdef readonly bint sparse
+    cdef object _keep
+    cdef const double* data
+    cdef const int* indices
+    cdef const long long* indptr
+    cdef const double* sqnorm
+    cdef const double* l1norm
+
+    def __cinit__(self, X, sqnorm, l1norm):
+        cdef const double[:, ::1] dense
+        cdef const double[::1] values
+        cdef const int[::1] idx
+        cdef const long long[::1] ptr
+        cdef const double[::1] sq = sqnorm
+        cdef const double[::1] l1 = l1norm
+        self.T = X.shape[0]
+        self.d = X.shape[1]
+        self.sparse = not isinstance(X, np.ndarray)
+        self._keep = (X, sqnorm, l1norm)
+        if self.sparse:
+            values = X.data
+            idx = X.indices
+            ptr = X.indptr
+            self.data = &values[0] if values.shape[0] > 0 else NULL
+            self.indices = &idx[0] if idx.shape[0] > 0 else NULL
+            self.indptr = &ptr[0]
+        else:
+            dense = X
+            self.data = &dense[0, 0]
+            self.indices = NULL
+            self.indptr = NULL
+        self.sqnorm = &sq[0]
+        self.l1norm = &l1[0]
+
+    cdef inline void row(self, Py_ssize_t t, Row* out) noexcept nogil:
+        cdef long long start
+        if self.indptr == NULL:
+            out.data = self.data + t * self.d
+            out.indices = NULL
+            out.nnz = self.d
+        else:
+            start = self.indptr[t]
+            out.data = self.data + start
+            out.indices = self.indices + start
+            out.nnz = <int> (self.indptr[t + 1] - start)
+        out.sqnorm = self.sqnorm[t]
+        out.l1norm = self.l1norm[t]
+
+
+# ----------------------------------------------------------------------------
+# Support set
+# ----------------------------------------------------------------------------
+
+cdef class SupportSet:
+    """Support vectors, cached norms and coefficients in preallocated buffers.
+
+    Parameters
+    ----------
+    kernel : okl kernel spec
+        Kernel used by ``kernel_row`` / ``score``.
+    d : int
+        Input dimension; every vector is stored densely.
+    capacity : int
+        Number of slots allocated up front.
+    growable : bool, default False
+        If False, ``add`` refuses to exceed ``capacity`` (a budget); if True
+        the buffers double when full (unbudgeted learners).
+
+    Notes
+    -----
+    ``remove`` preserves the order of the remaining vectors (index ``0`` is
+    the oldest survivor), and shifts the last kernel row accordingly.
+    """
+
+    def __cinit__(self, kernel, int d, int capacity, bint growable=False):
+        if d < 1:
+            raise ValueError(f"d must be >= 1, got {d}")
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        self.kernel = kernel
+        self.kp = _params_of(kernel)
+        self.d = d
+        self.n = 0
+        self.capacity = 0
+        self.growable = growable
+        self.X = NULL
+        self.sqnorm = NULL
+        self.l1norm = NULL
+        self.alpha = NULL
+        self.stamp = NULL
+        self.krow = NULL
+        if self.reserve(capacity) != 0:
+            raise MemoryError(f"cannot allocate a support set of {capacity} x {d}")
+
+    def __dealloc__(self):
+        free(self.X)
+        free(self.sqnorm)
+        free(self.l1norm)
+        free(self.alpha)
+        free(self.stamp)
+        free(self.krow)
+
+    cdef int reserve(self, int capacity) noexcept nogil:
+        """Grow the buffers to ``capacity`` slots; 0 on success, -1 if out of memory."""
+        cdef void* p
+        if capacity <= self.capacity:
+            return 0
+        p = realloc(self.X, <size_t> capacity * self.d * sizeof(double))
+        if p == NULL:
+            return -1
+        self.X = <double*> p
+        p = realloc(self.sqnorm, capacity * sizeof(double))
+        if p == NULL:
+            return -1
+        self.sqnorm = <double*> p
+        p = realloc(self.l1norm, capacity * sizeof(double))
+        if p == NULL:
+            return -1
+        self.l1norm = <double*> p
+        p = realloc(self.alpha, capacity * sizeof(double))
+        if p == NULL:
+            return -1
+        self.alpha = <double*> p
+        p = realloc(self.stamp, capacity * sizeof(long long))
+        if p == NULL:
+            return -1
+        self.stamp = <long long*> p
+        p = realloc(self.krow, capacity * sizeof(double))
+        if p == NULL:
+            return -1
+        self.krow = <double*> p
+        self.capacity = capacity
+        return 0
+
+    cdef int add(self, const Row* x, double a, long long stamp) noexcept nogil:
+        """Append ``x`` with coefficient ``a``; its index, or -1 when full."""
+        cdef int k
+        cdef double* dst
+        if self.n == self.capacity:
+            if not self.growable or self.reserve(2 * self.capacity) != 0:
+                return -1
+        dst = self.X + <Py_ssize_t> self.n * self.d
+        if x.indices == NULL:
+            memcpy(dst, x.data, self.d * sizeof(double))
+        else:
+            memset(dst, 0, self.d * sizeof(double))
+            for k in range(x.nnz):
+                dst[x.indices[k]] = x.data[k]
+        self.sqnorm[self.n] = x.sqnorm
+        self.l1norm[self.n] = x.l1norm
+        self.alpha[self.n] = a
+        self.stamp[self.n] = stamp
+        self.n += 1
+        return self.n - 1
+
+    cdef void remove(self, int i) noexcept nogil:
+        """Delete slot ``i``; later slots move down by one."""
+        cdef int tail = self.n - i - 1
+        if i < 0 or i >= self.n:
+            return
+        if tail > 0:
+            memmove(self.X + <Py_ssize_t> i * self.d, self.X + <Py_ssize_t> (i + 1) * self.d,
+                    <size_t> tail * self.d * sizeof(double))
+            memmove(self.sqnorm + i, self.sqnorm + i + 1, tail * sizeof(double))
+            memmove(self.l1norm + i, self.l1norm + i + 1, tail * sizeof(double))
+            memmove(self.alpha + i, self.alpha + i + 1, tail * sizeof(double))
+            memmove(self.stamp + i, self.stamp + i + 1, tail * sizeof(long long))
+            memmove(self.krow + i, self.krow + i + 1, tail * sizeof(double))
+        self.n -= 1
+
+    cdef void replace(self, int i, const Row* x, double a, long long stamp) noexcept nogil:
+        """Overwrite slot ``i`` with ``x`` and coefficient ``a``."""
+        cdef int k
+        cdef double* dst = self.X + <Py_ssize_t> i * self.d
+        if x.indices == NULL:
+            memcpy(dst, x.data, self.d * sizeof(double))
+        else:
+            memset(dst, 0, self.d * sizeof(double))
+            for k in range(x.nnz):
+                dst[x.indices[k]] = x.data[k]
+        self.sqnorm[i] = x.sqnorm
+        self.l1norm[i] = x.l1norm
+        self.alpha[i] = a
+        self.stamp[i] = stamp
+
+    cdef void fill_krow(self, const Row* x) noexcept nogil:
+        """``krow[i] = k(x, s_i)`` for every support vector."""
+        kernel_row(&self.kp, self.X, self.sqnorm, self.l1norm, self.n, self.d, x, self.krow)
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        """``sum_i alpha_i k(x, s_i)``; leaves the kernel row in ``krow``."""
+        if self.n == 0:
+            return 0.0
+        self.fill_krow(x)
+        return ddot(&self.n, self.alpha, &INC1, self.krow, &INC1)
+
+    cdef void scale(self, double c) noexcept nogil:
+        """Multiply every coefficient by ``c``."""
+        if self.n > 0:
+            dscal(&self.n, &c, self.alpha, &INC1)
+
+    cdef void as_row(self, int i, Row* out) noexcept nogil:
+        """A dense ``Row`` view of support vector ``i``."""
+        out.data = self.X + <Py_ssize_t> i * self.d
+        out.indices = NULL
+        out.nnz = self.d
+        out.sqnorm = self.sqnorm[i]
+        out.l1norm = self.l1norm[i]
+
+    # -- Python surface (tests, inspection, pickling) --------------------------
+
+    @property
+    def size(self):
+        return self.n
+
+    @property
+    def dim(self):
+        return self.d
+
+    @property
+    def max_size(self):
+        return self.capacity
+
+    @property
+    def vectors(self):
+        """Copy of the stored support vectors, shape ``(size, d)``."""
+        out = np.empty((self.n, self.d))
+        if self.n:
+            memcpy(<double*> cnp.PyArray_DATA(out), self.X, <size_t> self.n * self.d * sizeof(double))
+        return out
+
+    @property
+    def coefficients(self):
+        return np.array(<double[:self.n]> self.alpha, copy=True) if self.n else np.empty(0)
+
+    @property
+    def stamps(self):
+        return np.array(<long long[:self.n]> self.stamp, copy=True) if self.n else np.empty(0, np.int64)
+
+    @property
+    def last_kernel_row(self):
+        return np.array(<double[:self.n]> self.krow, copy=True) if self.n else np.empty(0)
+
+    def push(self, X, a, long long stamp=0):
+        """Append the single row ``X`` (1-D dense array or 1-row CSR) with coefficient ``a``.
+
+        Returns the new index; raises ``ValueError`` if the set is full.
+        """
+        cdef Row row
+        cdef Stream s = _single_row_stream(X, self.d)
+        s.row(0, &row)
+        i = self.add(&row, a, stamp)
+        if i < 0:
+            raise ValueError(f"support set is full (capacity {self.capacity})")
+        return i
+
+    def pop(self, int i):
+        """Remove support vector ``i`` (later ones shift down)."""
+        if not 0 <= i < self.n:
+            raise IndexError(f"index {i} out of range for a support set of size {self.n}")
+        self.remove(i)
+
+    def put(self, int i, X, double a, long long stamp=0):
+        """Replace support vector ``i`` by the row ``X`` with coefficient ``a``."""
+        cdef Row row
+        if not 0 <= i < self.n:
+            raise IndexError(f"index {i} out of range for a support set of size {self.n}")
+        cdef Stream s = _single_row_stream(X, self.d)
+        s.row(0, &row)
+        self.replace(i, &row, a, stamp)
+
+    def decision(self, X):
+        """``[sum_i alpha_i k(x, s_i) for x in X]`` for a 2-D ``X``."""
+        cdef Stream s = _stream(X, self.d)
+        cdef Row row
+        cdef Py_ssize_t t
+        out = np.empty(s.T)
+        cdef double[::1] o = out
+        with nogil:
+            for t in range(s.T):
+                s.row(t, &row)
+                o[t] = self.score(&row)
+        return out
+
+    def kernel_rows(self, X):
+        """``k(x, S)`` for each row of ``X``: shape ``(len(X), size)``."""
+        cdef Stream s = _stream(X, self.d)
+        cdef Row row
+        cdef Py_ssize_t t
+        out = np.empty((s.T, self.n))
+        cdef double[:, ::1] o = out
+        if self.n == 0:
+            return out
+        with nogil:
+            for t in range(s.T):
+                s.row(t, &row)
+                kernel_row(&self.kp, self.X, self.sqnorm, self.l1norm, self.n, self.d, &row, &o[t, 0])
+        return out
+
+    def __reduce__(self):
+        return (_rebuild_support_set,
+                (self.kernel, self.d, self.capacity, self.growable, self.vectors,
+                 self.coefficients, self.stamps,
+                 np.array(<double[:self.n]> self.sqnorm, copy=True) if self.n else np.empty(0),
+                 np.array(<double[:self.n]> self.l1norm, copy=True) if self.n else np.empty(0)))
+
+    def __repr__(self):
+        return (f"SupportSet(kernel={self.kernel!r}, d={self.d}, size={self.n}, "
+                f"capacity={self.capacity}, growable={self.growable})")
+
+
+def _rebuild_support_set(kernel, int d, int capacity, bint growable, X, alpha, stamp, sqnorm, l1norm):
+    cdef SupportSet s = SupportSet(kernel, d, capacity, growable)
+    cdef Py_ssize_t n = X.shape[0]
+    cdef const double[:, ::1] Xv = np.ascontiguousarray(X, dtype=np.float64)
+    cdef Py_ssize_t i
+    if n > s.capacity and s.reserve(<int> n) != 0:
+        raise MemoryError("cannot restore support set")
+    for i in range(n):
+        memcpy(s.X + i * d, &Xv[i, 0], d * sizeof(double))
+        s.alpha[i] = alpha[i]
+        s.stamp[i] = stamp[i]
+        s.sqnorm[i] = sqnorm[i]
+        s.l1norm[i] = l1norm[i]
+    s.n = <int> n
+    return s
+
+
+def _stream(X, int d=-1):
+    """A ``Stream`` over an already validated 2-D input (see okl._validation)."""
+    from okl._validation import as_stream
+    return as_stream(X, d)
+
+
+cdef Stream _single_row_stream(X, int d):
+    if not hasattr(X, "tocsr"):
+        X = np.asarray(X, dtype=np.float64).reshape(1, -1)
+    return _stream(X, d)
+
+
+def kernel_matrix(kernel, X, Y):
+    """Gram matrix ``[k(x, y) for x in X, y in Y]`` through the typed kernel rows.
+
+    ``X`` and ``Y`` may each be dense or CSR; ``Y`` is stored densely.
+    """
+    cdef Stream sy = _stream(Y)
+    cdef Stream sx = _stream(X, sy.d)
+    cdef SupportSet S = SupportSet(kernel, sy.d, max(<int> sy.T, 1), False)
+    cdef Row row
+    cdef Py_ssize_t t
+    for t in range(sy.T):
+        sy.row(t, &row)
+        S.add(&row, 0.0, t)
+    return S.kernel_rows(X)
+
+
+def stream_kernel_rows(kernel, X, added):
+    """Compute the kernel rows an unbudgeted learner computes on a stream.
+
+    Round ``t`` computes ``k(x_t, S_t)`` with ``S_t`` the rows ``x_s`` with
+    ``s < t`` and ``added[s]``; ``x_t`` joins ``S`` afterwards when
+    ``added[t]``.  This is the kernel-row work alone of a Perceptron or
+    KernelOGD run, used by the benchmarks as the reference cost.  Returns the
+    sum of all computed kernel values (so the work cannot be optimized out).
+    """
+    cdef Stream s = _stream(X)
+    cdef const unsigned char[::1] add = np.ascontiguousarray(added, dtype=np.uint8)
+    if add.shape[0] != s.T:
+        raise ValueError("added must have one entry per row of X")
+    cdef SupportSet S = SupportSet(kernel, s.d, 64, True)
+    cdef Row row
+    cdef Py_ssize_t t
+    cdef int i
+    cdef double total = 0.0
+    with nogil:
+        for t in range(s.T):
+            s.row(t, &row)
+            S.fill_krow(&row)
+            for i in range(S.n):
+                total += S.krow[i]
+            if add[t]:
+                S.add(&row, 1.0, t)
+    return total
+
+
+# ----------------------------------------------------------------------------
+# Incremental Gram inverse (the Projectron / ALD inverse update)
+# ----------------------------------------------------------------------------
+
+cdef inline void _delete_index(double* A, int n, int ld, int i) noexcept nogil:
+    """Delete row and column ``i`` of the n x n column-major ``A`` (in place)."""
+    cdef int j
+    cdef int tail = n - i - 1
+    if tail > 0:
+        # columns i+1.. move left by one
+        memmove(A + <Py_ssize_t> i * ld, A + <Py_ssize_t> (i + 1) * ld,
+                <size_t> tail * ld * sizeof(double))
+    for j in range(n - 1):
+        if tail > 0:
+            memmove(A + <Py_ssize_t> j * ld + i, A + <Py_ssize_t> j * ld + i + 1, tail * sizeof(double))
+
+
+cdef inline int _relayout(double** A, int n, int old_ld, int new_ld) noexcept nogil:
+    """Move the n x n block of ``*A`` to a new buffer with leading dimension ``new_ld``."""
+    cdef double* B = <double*> malloc(<size_t> new_ld * new_ld * sizeof(double))
+    cdef int j
+    if B == NULL:
+        return -1
+    for j in range(n):
+        memcpy(B + <Py_ssize_t> j * new_ld, A[0] + <Py_ssize_t> j * old_ld, n * sizeof(double))
+    free(A[0])
+    A[0] = B
+    return 0
+
+
+cdef double _norm1(const double* A, int n, int ld) noexcept nogil:
+    cdef int i, j
+    cdef double best = 0.0, col
+    for j in range(n):
+        col = 0.0
+        for i in range(n):
+            col += fabs(A[i + <Py_ssize_t> j * ld])
+        best = fmax(best, col)
+    return best
+
+
+cdef class GramInverse:
+    """The Gram matrix ``K_S`` of a dictionary and its inverse, kept incrementally.
+
+    Adding ``x`` with kernel column ``k = k_S(x)`` and ``kxx = k(x, x)`` is the
+    block (Schur complement) update with ``beta = K_S^{-1} k`` and
+    ``alpha = kxx - k^T beta``::
+
+        K_{S+x}^{-1} = [[K_S^{-1} + beta beta^T / alpha, -beta / alpha],
+                        [-beta^T / alpha,                 1 / alpha    ]]
+
+    Removing ``i`` is the matching downdate
+    ``P_{-i,-i} - P_{-i,i} P_{i,-i} / P_{ii}`` on ``P = K_S^{-1}``.  Both are
+    O(|S|^2).  ``alpha`` is the ALD residual: the squared RKHS distance from
+    ``k(x, .)`` to the span of the dictionary (Engel et al. 2004; eq. (4) of
+    Li & Liao 2023), clamped at zero against round-off.
+
+    The explicit inverse loses accuracy when ``K_S`` is ill-conditioned
+    (near-duplicate points); ``condition_number`` reports ``cond_1(K_S)``
+    exactly, and ``GramCholesky`` is the stable alternative.
+    """
+
+    def __cinit__(self, int capacity, bint growable=False):
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        self.n = 0
+        self.capacity = 0
+        self.growable = growable
+        self.K = NULL
+        self.Kinv = NULL
+        self.work = NULL
+        if self.reserve(capacity) != 0:
+            raise MemoryError("cannot allocate the Gram inverse")
+
+    def __dealloc__(self):
+        free(self.K)
+        free(self.Kinv)
+        free(self.work)
+
+    cdef int reserve(self, int capacity) noexcept nogil:
+        cdef void* p
+        if capacity <= self.capacity:
+            return 0
+        if _relayout(&self.K, self.n, self.capacity, capacity) != 0:
+            return -1
+        if _relayout(&self.Kinv, self.n, self.capacity, capacity) != 0:
+            return -1
+        p = realloc(self.work, 2 * capacity * sizeof(double))
+        if p == NULL:
+            return -1
+        self.work = <double*> p
+        self.capacity = capacity
+        return 0
+
+    cdef double residual(self, const double* k, double kxx, double* beta) noexcept nogil:
+        """``beta = K_S^{-1} k``; returns ``max(kxx - k^T beta, 0)``."""
+        if self.n == 0:
+            return fmax(kxx, 0.0)
+        dgemv(b"N", &self.n, &self.n, &ONE, self.Kinv, &self.capacity, <double*> k, &INC1,
+              &ZERO, beta, &INC1)
+        return fmax(kxx - ddot(&self.n, <double*> k, &INC1, beta, &INC1), 0.0)
+
+    cdef int add(self, const double* k, double kxx, const double* beta, double alpha) noexcept nogil:
+        """Append the point with column ``k``; ``beta``, ``alpha`` from ``residual``.
+
+        Returns the new index, or -1 if ``alpha <= 0`` (the point lies in the
+        span: its Gram matrix would be singular) or the capacity is reached.
+        """
+        cdef int i, n = self.n, ld
+        cdef double inv_a
+        if not alpha > 0.0:
+            return -1
+        if n == self.capacity:
+            if not self.growable or self.reserve(2 * self.capacity) != 0:
+                return -1
+        ld = self.capacity
+        inv_a = 1.0 / alpha
+        if n > 0:
+            dger(&n, &n, &inv_a, <double*> beta, &INC1, <double*> beta, &INC1, self.Kinv, &ld)
+        for i in range(n):
+            self.Kinv[i + <Py_ssize_t> n * ld] = -beta[i] * inv_a
+            self.Kinv[n + <Py_ssize_t> i * ld] = -beta[i] * inv_a
+            self.K[i + <Py_ssize_t> n * ld] = k[i]
+            self.K[n + <Py_ssize_t> i * ld] = k[i]
+        self.Kinv[n + <Py_ssize_t> n * ld] = inv_a
+        self.K[n + <Py_ssize_t> n * ld] = kxx
+        self.n = n + 1
+        return n
+
+    cdef void remove(self, int i) noexcept nogil:
+        """Delete dictionary point ``i`` (later points shift down)."""
+        cdef int j, m, ld = self.capacity
+        cdef double q, neg_inv_q
+        cdef double* p = self.work
+        if i < 0 or i >= self.n:
+            return
+        m = self.n - 1
+        q = self.Kinv[i + <Py_ssize_t> i * ld]
+        for j in range(self.n):
+            if j != i:
+                p[j if j < i else j - 1] = self.Kinv[j + <Py_ssize_t> i * ld]
+        _delete_index(self.Kinv, self.n, ld, i)
+        _delete_index(self.K, self.n, ld, i)
+        self.n = m
+        if m > 0:
+            neg_inv_q = -1.0 / q
+            dger(&m, &m, &neg_inv_q, p, &INC1, p, &INC1, self.Kinv, &ld)
+
+    # -- Python surface ---------------------------------------------------------
+
+    @property
+    def size(self):
+        return self.n
+
+    @property
+    def gram(self):
+        return _block_copy(self.K, self.n, self.capacity)
+
+    @property
+    def inverse(self):
+        return _block_copy(self.Kinv, self.n, self.capacity)
+
+    def ald(self, k, double kxx):
+        """``(alpha, beta)``: the ALD residual and ``K_S^{-1} k`` for a column ``k``."""
+        kv = _column(k, self.n)
+        beta = np.zeros(self.n)
+        cdef double[::1] b = beta
+        cdef const double[::1] kk = kv
+        alpha = self.residual(&kk[0] if self.n else NULL, kxx, &b[0] if self.n else NULL)
+        return alpha, beta
+
+    def append(self, k, double kxx):
+        """Add a point given its kernel column ``k`` against the dictionary and ``k(x,x)``.
+
+        Returns the ALD residual of the point; raises ``ValueError`` if it is
+        zero (linearly dependent) or the capacity is reached.
+        """
+        alpha, beta = self.ald(k, kxx)
+        kv = _column(k, self.n)
+        cdef const double[::1] kk = kv
+        cdef const double[::1] b = beta
+        if self.add(&kk[0] if self.n else NULL, kxx, &b[0] if self.n else NULL, alpha) < 0:
+            raise ValueError(_refusal(alpha, self.n, self.capacity))
+        return alpha
+
+    def delete(self, int i):
+        if not 0 <= i < self.n:
+            raise IndexError(f"index {i} out of range for a dictionary of size {self.n}")
+        self.remove(i)
+
+    def condition_number(self):
+        """``cond_1(K_S) = ||K_S||_1 ||K_S^{-1}||_1`` (1.0 for an empty dictionary)."""
+        if self.n == 0:
+            return 1.0
+        return _norm1(self.K, self.n, self.capacity) * _norm1(self.Kinv, self.n, self.capacity)
+
+    def __reduce__(self):
+        return (_rebuild_gram, (GramInverse, self.capacity, self.growable,
+                                {"K": self.gram, "Kinv": self.inverse}))
+
+
+# ----------------------------------------------------------------------------
+# Cholesky-based dictionary: stable under near-duplicates
+# ----------------------------------------------------------------------------
+
+cdef class GramCholesky:
+    """The Gram matrix ``K_S = L L^T`` of a dictionary through its Cholesky factor.
+
+    Adding a point appends the row ``[c^T, sqrt(alpha)]`` with
+    ``c = L^{-1} k`` and the ALD residual ``alpha = kxx - ||c||^2``; removing
+    point ``i`` deletes row ``i`` of ``L`` and restores the triangle with Givens
+    rotations (O(|S|^2)).  No inverse is ever formed, so residuals of
+    near-duplicates stay accurate where ``GramInverse`` drifts; residuals are
+    clamped at zero and ``add`` refuses points whose residual is not positive.
+    ``condition_number`` estimates ``cond_1(K_S)`` with LAPACK ``dpocon``.
+    """
+
+    def __cinit__(self, int capacity, bint growable=False):
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        self.n = 0
+        self.capacity = 0
+        self.growable = growable
+        self.K = NULL
+        self.L = NULL
+        self.work = NULL
+        if self.reserve(capacity) != 0:
+            raise MemoryError("cannot allocate the Cholesky factor")
+
+    def __dealloc__(self):
+        free(self.K)
+        free(self.L)
+        free(self.work)
+
+    cdef int reserve(self, int capacity) noexcept nogil:
+        cdef void* p
+        if capacity <= self.capacity:
+            return 0
+        if _relayout(&self.K, self.n, self.capacity, capacity) != 0:
+            return -1
+        if _relayout(&self.L, self.n, self.capacity, capacity) != 0:
+            return -1
+        p = realloc(self.work, 3 * capacity * sizeof(double))
+        if p == NULL:
+            return -1
+        self.work = <double*> p
+        self.capacity = capacity
+        return 0
+
+    cdef double residual(self, const double* k, double kxx, double* c) noexcept nogil:
+        """``c = L^{-1} k``; returns ``max(kxx - ||c||^2, 0)``."""
+        if self.n == 0:
+            return fmax(kxx, 0.0)
+        dcopy(&self.n, <double*> k, &INC1, c, &INC1)
+        dtrsv(b"L", b"N", b"N", &self.n, self.L, &self.capacity, c, &INC1)
+        return fmax(kxx - ddot(&self.n, c, &INC1, c, &INC1), 0.0)
+
+    cdef int add(self, const double* k, double kxx, const double* c, double alpha) noexcept nogil:
+        """Append the point; ``c`` and ``alpha`` from ``residual``. -1 if refused."""
+        cdef int j, n = self.n, ld
+        if not alpha > 0.0:
+            return -1
+        if n == self.capacity:
+            if not self.growable or self.reserve(2 * self.capacity) != 0:
+                return -1
+        ld = self.capacity
+        for j in range(n):
+            self.L[n + <Py_ssize_t> j * ld] = c[j]
+            self.L[j + <Py_ssize_t> n * ld] = 0.0
+            self.K[n + <Py_ssize_t> j * ld] = k[j]
+            self.K[j + <Py_ssize_t> n * ld] = k[j]
+        self.L[n + <Py_ssize_t> n * ld] = sqrt(alpha)
+        self.K[n + <Py_ssize_t> n * ld] = kxx
+        self.n = n + 1
+        return n
+
+    cdef void remove(self, int i) noexcept nogil:
+        """Delete point ``i``: drop row ``i`` of ``L``, re-triangularize by Givens rotations."""
+        cdef int r, j, m, ld = self.capacity, rows
+        cdef double a, b, h, cs, sn
+        cdef double* colr
+        if i < 0 or i >= self.n:
+            return
+        m = self.n - 1
+        # drop row i in every column (columns stay; rows below move up)
+        for j in range(self.n):
+            if m - i > 0:
+                memmove(self.L + <Py_ssize_t> j * ld + i, self.L + <Py_ssize_t> j * ld + i + 1,
+                        (m - i) * sizeof(double))
+        # rows r >= i now have an entry at column r+1: rotate columns (r, r+1)
+        for r in range(i, m):
+            colr = self.L + <Py_ssize_t> r * ld
+            a = colr[r]
+            b = colr[ld + r]
+            h = hypot(a, b)
+            if h > 0.0:
+                cs = a / h
+                sn = b / h
+                rows = m - r
+                drot(&rows, colr + r, &INC1, colr + ld + r, &INC1, &cs, &sn)
+                colr[r] = h
+                colr[ld + r] = 0.0
+        _delete_index(self.K, self.n, ld, i)
+        self.n = m
+
+    cdef void solve(self, double* b) noexcept nogil:
+        """``b <- K_S^{-1} b`` by two triangular solves."""
+        if self.n == 0:
+            return
+        dtrsv(b"L", b"N", b"N", &self.n, self.L, &self.capacity, b, &INC1)
+        dtrsv(b"L", b"T", b"N", &self.n, self.L, &self.capacity, b, &INC1)
+
+    # -- Python surface ---------------------------------------------------------
+
+    @property
+    def size(self):
+        return self.n
+
+    @property
+    def gram(self):
+        return _block_copy(self.K, self.n, self.capacity)
+
+    @property
+    def factor(self):
+        """The lower-triangular ``L`` with ``L @ L.T == K_S``."""
+        return np.tril(_block_copy(self.L, self.n, self.capacity))
+
+    def ald(self, k, double kxx):
+        """``(alpha, beta)``: the ALD residual and ``K_S^{-1} k``."""
+        kv = _column(k, self.n)
+        c = np.zeros(self.n)
+        cdef double[::1] cc = c
+        cdef const double[::1] kk = kv
+        alpha = self.residual(&kk[0] if self.n else NULL, kxx, &cc[0] if self.n else NULL)
+        beta = kv.copy()
+        cdef double[::1] bb = beta
+        if self.n:
+            self.solve(&bb[0])
+        return alpha, beta
+
+    def append(self, k, double kxx):
+        """Add a point given its kernel column and ``k(x,x)``; returns its ALD residual."""
+        kv = _column(k, self.n)
+        c = np.zeros(self.n)
+        cdef double[::1] cc = c
+        cdef const double[::1] kk = kv
+        alpha = self.residual(&kk[0] if self.n else NULL, kxx, &cc[0] if self.n else NULL)
+        if self.add(&kk[0] if self.n else NULL, kxx, &cc[0] if self.n else NULL, alpha) < 0:
+            raise ValueError(_refusal(alpha, self.n, self.capacity))
+        return alpha
+
+    def delete(self, int i):
+        if not 0 <= i < self.n:
+            raise IndexError(f"index {i} out of range for a dictionary of size {self.n}")
+        self.remove(i)
+
+    def condition_number(self):
+        """LAPACK's estimate of ``cond_1(K_S)`` from the Cholesky factor (``dpocon``)."""
+        cdef double anorm, rcond = 0.0
+        cdef int info = 0
+        if self.n == 0:
+            return 1.0
+        anorm = _norm1(self.K, self.n, self.capacity)
+        iwork = np.empty(self.n, dtype=np.intc)
+        cdef int[::1] iw = iwork
+        dpocon(b"L", &self.n, self.L, &self.capacity, &anorm, &rcond, self.work, &iw[0], &info)
+        return np.inf if rcond == 0.0 else 1.0 / rcond
+
+    def __reduce__(self):
+        return (_rebuild_gram, (GramCholesky, self.capacity, self.growable,
+                                {"K": self.gram, "L": self.factor}))
+
+
+cdef object _block_copy(const double* A, int n, int ld):
+    out = np.empty((n, n))
+    cdef double[:, ::1] o = out
+    cdef int i, j
+    for i in range(n):
+        for j in range(n):
+            o[i, j] = A[i + <Py_ssize_t> j * ld]
+    return out
+
+
+cdef object _column(k, int n):
+    kv = np.ascontiguousarray(k, dtype=np.float64).reshape(-1)
+    if kv.shape[0] != n:
+        raise ValueError(f"kernel column has {kv.shape[0]} entries, the dictionary has {n} points")
+    if not np.all(np.isfinite(kv)):
+        raise ValueError("kernel column contains NaN or infinity")
+    return kv
+
+
+def _refusal(alpha, n, capacity):
+    if n >= capacity:
+        return f"dictionary is full (capacity {capacity})"
+    return (f"ALD residual is {alpha!r}: the point is linearly dependent on the "
+            "dictionary and its Gram matrix would be singular")
+
+
+def _rebuild_gram(cls, capacity, growable, blocks):
+    obj = cls(capacity, growable)
+    _restore_gram(obj, blocks)
+    return obj
+
+
+cdef _restore_gram(obj, dict blocks):
+    cdef GramInverse gi
+    cdef GramCholesky gc
+    n = blocks["K"].shape[0]
+    if isinstance(obj, GramInverse):
+        gi = obj
+        if gi.reserve(n) != 0:
+            raise MemoryError
+        _fill_block(gi.K, gi.capacity, blocks["K"])
+        _fill_block(gi.Kinv, gi.capacity, blocks["Kinv"])
+        gi.n = n
+    else:
+        gc = obj
+        if gc.reserve(n) != 0:
+            raise MemoryError
+        _fill_block(gc.K, gc.capacity, blocks["K"])
+        _fill_block(gc.L, gc.capacity, blocks["L"])
+        gc.n = n
+
+
+cdef _fill_block(double* A, int ld, B):
+    cdef const double[:, ::1] b = np.ascontiguousarray(B, dtype=np.float64)
+    cdef Py_ssize_t i, j
+    for i in range(b.shape[0]):
+        for j in range(b.shape[1]):
+            A[i + j * ld] = b[i, j]
+
+
+# ----------------------------------------------------------------------------
+# Regularized projection (Ahpatron eq. (9))
+# ----------------------------------------------------------------------------
+
+cdef int regularized_projection_c(const double* K2, int ld2, const double* K21, int ld21,
+                                  int m, int n, const double* a, double eta,
+                                  double* theta, double* work) noexcept nogil:
+    """``theta = (K2 + eta I)^{-1} K21 a`` with ``dposv``.
+
+    ``K2`` is m x m and ``K21`` m x n, both column-major with leading
+    dimensions ``ld2``/``ld21``; ``work`` holds at least m*m doubles.  Returns
+    LAPACK's ``info`` (0 on success, > 0 if ``K2 + eta I`` is not positive
+    definite).
+    """
+    cdef int j, info = 0, nrhs = 1
+    if m == 0:
+        return 0
+    dgemv(b"N", &m, &n, &ONE, <double*> K21, &ld21, <double*> a, &INC1, &ZERO, theta, &INC1)
+    for j in range(m):
+        memcpy(work + <Py_ssize_t> j * m, K2 + <Py_ssize_t> j * ld2, m * sizeof(double))
+        work[j + <Py_ssize_t> j * m] += eta
+    dposv(b"L", &m, &nrhs, work, &m, theta, &m, &info)
+    return info
+
+
+def regularized_projection(K2, K21, a, double eta):
+    """``(K_2 + eta I)^{-1} K_21 a`` (Ahpatron, eq. (9)) through LAPACK ``dposv``.
+
+    Parameters
+    ----------
+    K2 : (m, m) array
+        Gram matrix of the kept half.
+    K21 : (m, n) array
+        Kernel values between the kept and the removed half.
+    a : (n,) array
+        Coefficients of the removed half.
+    eta : float
+        Regularization, ``>= 0``.
+    """
+    K2 = np.asfortranarray(K2, dtype=np.float64)
+    K21 = np.asfortranarray(K21, dtype=np.float64)
+    av = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+    if K2.ndim != 2 or K2.shape[0] != K2.shape[1]:
+        raise ValueError(f"K2 must be square, got shape {K2.shape}")
+    m = K2.shape[0]
+    if K21.ndim != 2 or K21.shape[0] != m:
+        raise ValueError(f"K21 must have shape ({m}, n), got {K21.shape}")
+    if av.shape[0] != K21.shape[1]:
+        raise ValueError(f"a must have {K21.shape[1]} entries, got {av.shape[0]}")
+    if not eta >= 0:
+        raise ValueError(f"eta must be >= 0, got {eta}")
+    for name, arr in (("K2", K2), ("K21", K21), ("a", av)):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinity")
+    theta = np.zeros(m)
+    if m == 0 or K21.shape[1] == 0:
+        return theta
+    work = np.empty(m * m)
+    cdef const double[::1, :] k2 = K2
+    cdef const double[::1, :] k21 = K21
+    cdef const double[::1] aa = av
+    cdef double[::1] th = theta
+    cdef double[::1] w = work
+    info = regularized_projection_c(&k2[0, 0], m, &k21[0, 0], m, m, K21.shape[1],
+                                    &aa[0], eta, &th[0], &w[0])
+    if info != 0:
+        raise ValueError(f"K2 + eta I is not positive definite (LAPACK dposv info={info}); "
+                         "increase eta")
+    return theta
+
+
+# ----------------------------------------------------------------------------
+# Learners: base class and the stream driver
+# ----------------------------------------------------------------------------
+
+cdef class Learner:
+    """Base of every okl learner.
+
+    A subclass overrides the typed methods ``score`` (prediction for ``x``
+    from the current hypothesis), ``update`` (learn from ``(x, y)`` given that
+    score) and ``loss``; the driver ``_drive`` calls them round after round
+    without the GIL.  During round ``t`` (1-based), ``self.t == t``.
+
+    The Python surface (``run``, ``learn_one``, ``predict_one``,
+    ``partial_fit``, ``decision_function``, ``predict``, pickling) lives in
+    ``okl.learners.base.OnlineLearner`` so that it is written once.
+    """
+
+    def __cinit__(self, *args, **kwargs):
+        self.t = 0
+        self.d = -1
+        self.error = 0
+        self.classification = True
+        self.sv = None
+        self._kernel = None
+        self._rng = None
+        self.bitgen = NULL
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        return self.sv.score(x)
+
+    cdef void update(self, const Row* x, double y, double f) noexcept nogil:
+        pass
+
+    cdef double loss(self, double y, double f) noexcept nogil:
+        return 0.0
+
+    cdef int size(self) noexcept nogil:
+        return self.sv.n if self.sv is not None else 0
+
+    cdef double uniform(self) noexcept nogil:
+        """A uniform draw in [0, 1) from the learner's seeded generator."""
+        return self.bitgen.next_double(self.bitgen.state)
+
+    # -- configuration, used by okl.learners.base ------------------------------
+
+    def _core_setup(self, kernel, seed, bint classification):
+        self._kernel = kernel
+        if kernel is not None:
+            self.kp = _params_of(kernel)
+        self.classification = classification
+        self._core_set_rng(np.random.default_rng(seed))
+
+    def _core_set_rng(self, rng):
+        self._rng = rng
+        self.bitgen = <bitgen_t*> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
+
+    def _core_allocate(self, int d, int capacity, bint growable):
+        """Called once, at the first example: fixes ``d`` and allocates the support set."""
+        self.d = d
+        if self._kernel is not None:
+            self.sv = SupportSet(self._kernel, d, capacity, growable)
+
+    def _core_state(self):
+        return {"t": self.t, "d": self.d, "sv": self.sv, "rng": self._rng}
+
+    def _core_restore(self, dict state):
+        self.t = state["t"]
+        self.d = state["d"]
+        self.sv = state["sv"]
+        self._core_set_rng(state["rng"])
+
+    @property
+    def n_rounds(self):
+        """Rounds learned so far."""
+        return self.t
+
+    @property
+    def n_features(self):
+        """Input dimension, or ``None`` before the first example."""
+        return None if self.d < 0 else self.d
+
+    @property
+    def support_set(self):
+        """The learner's ``SupportSet`` (``None`` before the first example)."""
+        return self.sv
+
+    @property
+    def is_classifier(self):
+        return self.classification
+
+
+def _drive(Learner L, Stream s, const double[::1] y, double[::1] scores,
+           double[::1] losses, unsigned char[::1] mistakes, int[::1] budget):
+    """Run ``L`` over every row of ``s``; returns the number of completed rounds."""
+    cdef Py_ssize_t t, done = 0
+    cdef Row row
+    cdef double f
+    with nogil:
+        for t in range(s.T):
+            s.row(t, &row)
+            L.t += 1
+            f = L.score(&row)
+            scores[t] = f
+            losses[t] = L.loss(y[t], f)
+            mistakes[t] = L.classification and y[t] * f <= 0.0
+            L.update(&row, y[t], f)
+            if L.error:
+                break
+            budget[t] = L.size()
+            done = t + 1
+    return done
+
+
+def _decide(Learner L, Stream s):
+    """Scores of the current hypothesis on every row of ``s`` (no learning)."""
+    out = np.empty(s.T)
+    cdef double[::1] o = out
+    cdef Py_ssize_t t
+    cdef Row row
+    with nogil:
+        for t in range(s.T):
+            s.row(t, &row)
+            o[t] = L.score(&row)
+    return out

@@ -1,0 +1,5 @@
+"""Online kernel learners: one module per family (see DESIGN.md)."""
+from okl.learners.base import OnlineLearner
+from okl.learners.perceptron import KernelOGD, Perceptron
+
+__all__ = ["OnlineLearner", "Perceptron", "KernelOGD"]

@@ -1,0 +1,110 @@
+# cython: language_level=3
+"""Typed cores of the kernel Perceptron and of kernel online gradient descent."""
+
+from libc.math cimport exp, fabs, log1p, sqrt, fmax
+
+from okl._core cimport Learner, Row
+
+# loss kinds of KernelOGDCore
+cdef enum:
+    LOSS_HINGE = 0
+    LOSS_LOGISTIC = 1
+    LOSS_SQUARED = 2
+    LOSS_ABSOLUTE = 3
+
+# below this the lazy scale of KernelOGD is folded into the coefficients
+cdef double SCALE_FLOOR = 1e-100
+
+
+cdef class PerceptronCore(Learner):
+    """Kernel Perceptron: add ``(x_t, y_t)`` with coefficient ``y_t`` when ``y_t f_t(x_t) <= 0``."""
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        return self.sv.score(x)
+
+    cdef void update(self, const Row* x, double y, double f) noexcept nogil:
+        if y * f <= 0.0:
+            if self.sv.add(x, y, self.t) < 0:
+                self.error = 1
+
+    cdef double loss(self, double y, double f) noexcept nogil:
+        return fmax(0.0, -y * f)
+
+
+cdef inline double logistic_loss(double z) noexcept nogil:
+    """``log(1 + exp(-z))`` without overflow."""
+    if z > 0.0:
+        return log1p(exp(-z))
+    return -z + log1p(exp(z))
+
+
+cdef class KernelOGDCore(Learner):
+    """Kernel online gradient descent, eq. (9) of Kivinen, Smola & Williamson (2004).
+
+    ``f_{t+1} = (1 - eta_t lam) f_t - eta_t l'(f_t(x_t), y_t) k(x_t, .)`` with
+    the shrinkage applied lazily: the true coefficients are ``scale * alpha``.
+    """
+    cdef int loss_kind
+    cdef double eta
+    cdef double lam
+    cdef bint sqrt_schedule
+    cdef double scale
+
+    def _ogd_setup(self, int loss_kind, double eta, double lam, bint sqrt_schedule):
+        self.loss_kind = loss_kind
+        self.eta = eta
+        self.lam = lam
+        self.sqrt_schedule = sqrt_schedule
+        self.scale = 1.0
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        return self.scale * self.sv.score(x)
+
+    cdef double loss(self, double y, double f) noexcept nogil:
+        if self.loss_kind == LOSS_HINGE:
+            return fmax(0.0, 1.0 - y * f)
+        if self.loss_kind == LOSS_LOGISTIC:
+            return logistic_loss(y * f)
+        if self.loss_kind == LOSS_SQUARED:
+            return 0.5 * (f - y) * (f - y)
+        return fabs(f - y)
+
+    cdef double dloss(self, double y, double f) noexcept nogil:
+        """``d l(f, y) / d f`` (the subgradient 0 at the kinks)."""
+        cdef double e
+        if self.loss_kind == LOSS_HINGE:
+            return -y if y * f < 1.0 else 0.0
+        if self.loss_kind == LOSS_LOGISTIC:
+            if y * f >= 0.0:
+                e = exp(-y * f)
+                return -y * e / (1.0 + e)
+            return -y / (1.0 + exp(y * f))
+        if self.loss_kind == LOSS_SQUARED:
+            return f - y
+        if f > y:
+            return 1.0
+        if f < y:
+            return -1.0
+        return 0.0
+
+    cdef void update(self, const Row* x, double y, double f) noexcept nogil:
+        cdef double eta_t = self.eta / sqrt(<double> self.t) if self.sqrt_schedule else self.eta
+        cdef double g = self.dloss(y, f)
+        if self.lam > 0.0:
+            self.scale *= 1.0 - eta_t * self.lam
+            if self.scale < SCALE_FLOOR:
+                self.sv.scale(self.scale)
+                self.scale = 1.0
+        if g != 0.0:
+            if self.sv.add(x, -eta_t * g / self.scale, self.t) < 0:
+                self.error = 1
+
+    def _ogd_state(self):
+        return {"scale": self.scale}
+
+    def _ogd_restore(self, state):
+        self.scale = state["scale"]
+
+    @property
+    def coefficient_scale(self):
+        return self.scale

@@ -1,0 +1,151 @@
+"""The Python surface every learner shares.
+
+A learner class is ``class Name(OnlineLearner, NameCore)`` where ``NameCore``
+is a ``cdef class`` deriving from ``okl._core.Learner`` and holding the typed
+``score``/``update``/``loss``.  This mixin adds, once for all learners:
+input validation before any state changes, the stream driver call that
+returns a ``Trace``, the interactive ``learn_one``/``predict_one`` API (the
+same typed methods, one round at a time), scikit-learn style
+``partial_fit``/``decision_function``/``predict``, ``get_params`` and
+pickling that resumes mid-stream with an identical continuation.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from okl import _core
+from okl._validation import as_stream, check_labels, check_row
+from okl.trace import Trace
+
+__all__ = ["OnlineLearner"]
+
+
+class OnlineLearner:
+    """Mixin providing the public API on top of a typed learner core."""
+
+    #: constructor parameters, in order (used by get_params, repr and pickling)
+    _param_names: tuple[str, ...] = ()
+
+    # -- hooks for subclasses -----------------------------------------------------
+
+    def _allocation(self) -> tuple[int, bool]:
+        """``(capacity, growable)`` of the support set allocated at the first example."""
+        return 64, True
+
+    def _begin_stream(self, n_rounds: int) -> None:
+        """Called after validation, before a stream of ``n_rounds`` is learned."""
+
+    def _extras(self) -> dict:
+        """Algorithm quantities reported in ``Trace.extras``."""
+        return {}
+
+    def _state(self) -> dict:
+        """Typed state beyond the support set, for pickling."""
+        return {}
+
+    def _restore(self, state: dict) -> None:
+        """Inverse of ``_state``."""
+
+    # -- parameters ---------------------------------------------------------------
+
+    def get_params(self) -> dict:
+        return {name: getattr(self, name) for name in self._param_names}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # -- learning -----------------------------------------------------------------
+
+    def _checked(self, X, y):
+        stream = as_stream(X, -1 if self.n_features is None else self.n_features)
+        labels = check_labels(y, stream.T, self.is_classifier)
+        return stream, labels
+
+    def _ensure_allocated(self, d: int) -> None:
+        if self.n_features is None:
+            self._core_allocate(d, *self._allocation())
+
+    def run(self, X, y) -> Trace:
+        """Learn from the stream ``(X, y)`` one round at a time; return its ``Trace``.
+
+        The learner continues from its current state, so consecutive calls
+        are one longer stream.  ``X`` is ``(T, d)`` dense or CSR; ``y`` has
+        ``T`` labels in {-1, +1} (classification) or reals (regression).
+        Invalid input raises ``ValueError`` before anything is learned.
+        """
+        stream, labels = self._checked(X, y)
+        self._ensure_allocated(stream.d)
+        self._begin_stream(stream.T)
+        T = stream.T
+        scores = np.empty(T)
+        losses = np.empty(T)
+        mistakes = np.zeros(T, dtype=np.uint8)
+        budget = np.zeros(T, dtype=np.intc)
+        start = time.perf_counter()
+        done = _core._drive(self, stream, labels, scores, losses, mistakes, budget)
+        seconds = time.perf_counter() - start
+        if done < T:
+            raise MemoryError(f"{type(self).__name__} could not grow its memory at round "
+                              f"{self.n_rounds}")
+        return Trace(
+            scores=scores,
+            losses=losses,
+            mistakes=mistakes.view(bool) if self.is_classifier else None,
+            budget=budget,
+            seconds=seconds,
+            extras=self._extras(),
+            learner=repr(self),
+        )
+
+    def partial_fit(self, X, y):
+        """Learn from ``(X, y)`` as a continuation of the stream; returns ``self``."""
+        self.run(X, y)
+        return self
+
+    def learn_one(self, x, y) -> None:
+        """Learn from one example ``x`` (1-D array or 1-row matrix) with label ``y``."""
+        stream = check_row(x, -1 if self.n_features is None else self.n_features)
+        labels = check_labels(np.atleast_1d(y), 1, self.is_classifier)
+        self._ensure_allocated(stream.d)
+        self._begin_stream(1)
+        scores, losses = np.empty(1), np.empty(1)
+        mistakes, budget = np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.intc)
+        if _core._drive(self, stream, labels, scores, losses, mistakes, budget) < 1:
+            raise MemoryError(f"{type(self).__name__} could not grow its memory")
+
+    def decision_function(self, X) -> np.ndarray:
+        """Scores ``f(x)`` of the current hypothesis for each row of ``X`` (no learning)."""
+        stream = as_stream(X, -1 if self.n_features is None else self.n_features)
+        if self.n_features is None:
+            return np.zeros(stream.T)
+        return _core._decide(self, stream)
+
+    def predict(self, X) -> np.ndarray:
+        """Labels ``sign(f(x))`` (with ``+1`` for a zero score) or regression values."""
+        f = self.decision_function(X)
+        return np.where(f >= 0.0, 1.0, -1.0) if self.is_classifier else f
+
+    def predict_one(self, x) -> float:
+        """Prediction for one example: a label in {-1, +1} or a regression value."""
+        stream = check_row(x, -1 if self.n_features is None else self.n_features)
+        f = 0.0 if self.n_features is None else float(_core._decide(self, stream)[0])
+        if self.is_classifier:
+            return 1.0 if f >= 0.0 else -1.0
+        return f
+
+    # -- pickling -----------------------------------------------------------------
+
+    def __reduce__(self):
+        state = self._core_state()
+        state["extra"] = self._state()
+        return (_rebuild, (type(self), self.get_params(), state))
+
+
+def _rebuild(cls, params, state):
+    obj = cls(**params)
+    obj._core_restore(state)
+    obj._restore(state["extra"])
+    return obj

@@ -1,0 +1,112 @@
+"""The kernel Perceptron and kernel online gradient descent (no budget)."""
+from __future__ import annotations
+
+import numpy as np
+
+from okl._validation import check_choice, check_real, check_seed
+from okl.kernels import check_kernel
+from okl.learners._perceptron import KernelOGDCore, PerceptronCore
+from okl.learners.base import OnlineLearner
+
+__all__ = ["Perceptron", "KernelOGD"]
+
+
+class _KernelExpansion:
+    """``f = sum_i coefficients[i] k(support_vectors[i], .)`` accessors."""
+
+    @property
+    def support_vectors(self) -> np.ndarray:
+        return np.empty((0, 0)) if self.support_set is None else self.support_set.vectors
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        return np.empty(0) if self.support_set is None else self.support_set.coefficients
+
+
+class Perceptron(_KernelExpansion, OnlineLearner, PerceptronCore):
+    """Kernel Perceptron (Rosenblatt 1958; Freund & Schapire 1999).
+
+    On round ``t`` predict ``sign(f_t(x_t))`` with
+    ``f_t = sum_{i in S_t} y_i k(x_i, .)``; on a mistake, ``y_t f_t(x_t) <= 0``,
+    add ``x_t`` with coefficient ``y_t``.  It is NORMA of Kivinen, Smola &
+    Williamson (2004) at ``rho = lambda = 0`` (Sec. III-A), and the Perceptron
+    whose mistake bounds are Theorems 1 and 2 of Liao et al., *Ahpatron*
+    (AAAI 2024).  Unbudgeted: the support set grows with every mistake.
+
+    Parameters
+    ----------
+    kernel : okl kernel, default ``Gaussian(1.0)``
+    seed : int, Generator or None
+        Unused by the algorithm (it is deterministic); kept for a uniform API.
+
+    Notes
+    -----
+    ``Trace.losses`` holds the Perceptron loss ``max(0, -y_t f_t(x_t))``.
+    """
+
+    _param_names = ("kernel", "seed")
+
+    def __init__(self, kernel=None, *, seed=None):
+        self.kernel = check_kernel(kernel)
+        self.seed = check_seed(seed)
+        self._core_setup(self.kernel, self.seed, True)
+
+
+_LOSSES = {"hinge": 0, "logistic": 1, "squared": 2, "absolute": 3}
+_CLASSIFICATION_LOSSES = {"hinge", "logistic"}
+
+
+class KernelOGD(_KernelExpansion, OnlineLearner, KernelOGDCore):
+    """Kernel online gradient descent, eq. (9) of Kivinen, Smola & Williamson (2004).
+
+    ``f_{t+1} = (1 - eta_t lam) f_t - eta_t l'(f_t(x_t), y_t) k(x_t, .)``, i.e.
+    the new coefficient is ``alpha_t = -eta_t l'(f_t(x_t), y_t)`` (11) and the old
+    ones shrink by ``1 - eta_t lam`` (12).  No truncation: this is the
+    unbudgeted reference that NORMA truncates.  The shrinkage is applied to a
+    single lazy scale factor (as in scikit-learn's ``WeightVector``), so a
+    round costs one kernel row whatever ``lam`` is.
+
+    Parameters
+    ----------
+    kernel : okl kernel, default ``Gaussian(1.0)``
+    loss : {"hinge", "logistic", "squared", "absolute"}, default "hinge"
+        ``max(0, 1 - y f)``, ``log(1 + exp(-y f))`` (classification, labels in
+        {-1, +1}); ``(f - y)^2 / 2`` (eq. (21)), ``|f - y|`` (regression).
+        At a kink the subgradient 0 is used (no update).
+    eta : float, default 0.5
+        Learning rate, ``> 0``.
+    schedule : {"constant", "sqrt"}, default "constant"
+        ``eta_t = eta`` or ``eta_t = eta / sqrt(t)`` (Theorem 4's rate).
+    lam : float, default 0.0
+        Regularization ``lambda >= 0``; the paper requires ``eta_t < 1/lambda``,
+        here ``eta * lam < 1``.
+    seed : int, Generator or None
+        Unused (deterministic); kept for a uniform API.
+    """
+
+    _param_names = ("kernel", "loss", "eta", "schedule", "lam", "seed")
+
+    def __init__(self, kernel=None, *, loss="hinge", eta=0.5, schedule="constant", lam=0.0,
+                 seed=None):
+        self.kernel = check_kernel(kernel)
+        self.loss = check_choice(loss, "loss", _LOSSES)
+        self.eta = check_real(eta, "eta", low=0, low_open=True)
+        self.schedule = check_choice(schedule, "schedule", {"constant", "sqrt"})
+        self.lam = check_real(lam, "lam", low=0)
+        if self.eta * self.lam >= 1.0:
+            raise ValueError(f"eta * lam must be < 1 (eq. (9) needs eta_t < 1/lambda), got "
+                             f"eta={self.eta}, lam={self.lam}")
+        self.seed = check_seed(seed)
+        self._core_setup(self.kernel, self.seed, self.loss in _CLASSIFICATION_LOSSES)
+        self._ogd_setup(_LOSSES[self.loss], self.eta, self.lam, self.schedule == "sqrt")
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """True coefficients ``alpha_i`` of ``f_t = sum alpha_i k(x_i, .)``."""
+        return super().coefficients * self.coefficient_scale
+
+    def _state(self):
+        return self._ogd_state()
+
+    def _restore(self, state):
+        self._ogd_restore(state)
