@@ -50,26 +50,67 @@ cdef inline KernelParams _params_of(object kernel) except *:
     return kp
 
 
-cdef inline double _from_dot(const KernelParams* kp, double dot, double s_sq,
-                             double x_sq) noexcept nogil:
-    if kp.kind == KERNEL_GAUSSIAN:
-        return exp(-kp.gamma * fmax(s_sq + x_sq - 2.0 * dot, 0.0))
-    if kp.kind == KERNEL_POLYNOMIAL:
-        return pow(kp.gamma * dot + kp.coef0, kp.degree)
-    return dot
-
-
 cdef double kernel_self(const KernelParams* kp, const Row* x) noexcept nogil:
     """``k(x, x)``."""
     if kp.kind == KERNEL_GAUSSIAN or kp.kind == KERNEL_LAPLACIAN:
         return 1.0
-    return _from_dot(kp, x.sqnorm, x.sqnorm, x.sqnorm)
+    if kp.kind == KERNEL_POLYNOMIAL:
+        return pow(kp.gamma * x.sqnorm + kp.coef0, kp.degree)
+    return x.sqnorm
+
+
+# Where ||s||^2 + ||x||^2 - 2<s, x> is below this fraction of ||s||^2 + ||x||^2 the
+# subtraction has cancelled most digits; such (near-duplicate) pairs are recomputed
+# exactly, so k(x, x) == 1 and ALD residuals of near-duplicates stay accurate.
+cdef double CANCELLATION = 1e-4
+
+
+cdef double _sq_dist_exact(const double* s, int d, const Row* x) noexcept nogil:
+    """``||s - x||^2`` summed term by term (CSR indices must be sorted)."""
+    cdef int j, k = 0
+    cdef double acc = 0.0, v
+    if x.indices == NULL:
+        for j in range(d):
+            v = s[j] - x.data[j]
+            acc += v * v
+        return acc
+    for j in range(d):
+        if k < x.nnz and x.indices[k] == j:
+            v = s[j] - x.data[k]
+            k += 1
+        else:
+            v = s[j]
+        acc += v * v
+    return acc
+
+
+cdef double _l1_dist_exact(const double* s, int d, const Row* x) noexcept nogil:
+    """``||s - x||_1`` summed term by term (CSR indices must be sorted)."""
+    cdef int j, k = 0
+    cdef double acc = 0.0
+    if x.indices == NULL:
+        for j in range(d):
+            acc += fabs(s[j] - x.data[j])
+        return acc
+    for j in range(d):
+        if k < x.nnz and x.indices[k] == j:
+            acc += fabs(s[j] - x.data[k])
+            k += 1
+        else:
+            acc += fabs(s[j])
+    return acc
 
 
 cdef void kernel_row(const KernelParams* kp, const double* S, const double* s_sq,
                      const double* s_l1, int n, int d, const Row* x,
                      double* out) noexcept nogil:
-    """``out[i] = k(x, S[i])`` for the ``n`` rows of the row-major ``S``."""
+    """``out[i] = k(x, S[i])`` for the ``n`` rows of the row-major ``S``.
+
+    Dense rows: one ``dgemv`` for the inner products, then the kernel from the
+    cached squared norms.  CSR rows: the inner products gather the row's
+    non-zeros.  Gaussian/Laplacian distances that cancel (near-duplicates) are
+    recomputed exactly.
+    """
     cdef int i, k
     cdef double acc, v
     cdef const double* s
@@ -88,7 +129,8 @@ cdef void kernel_row(const KernelParams* kp, const double* S, const double* s_sq
                 for k in range(x.nnz):
                     v = s[x.indices[k]]
                     acc += fabs(v - x.data[k]) - fabs(v)
-                acc = fmax(acc, 0.0)
+                if acc < CANCELLATION * (s_l1[i] + x.l1norm):
+                    acc = _l1_dist_exact(s, d, x)
             out[i] = exp(-kp.gamma * acc)
         return
     if x.indices == NULL:
@@ -101,9 +143,15 @@ cdef void kernel_row(const KernelParams* kp, const double* S, const double* s_sq
             for k in range(x.nnz):
                 acc += s[x.indices[k]] * x.data[k]
             out[i] = acc
-    if kp.kind != KERNEL_LINEAR:
+    if kp.kind == KERNEL_GAUSSIAN:
         for i in range(n):
-            out[i] = _from_dot(kp, out[i], s_sq[i], x.sqnorm)
+            acc = s_sq[i] + x.sqnorm - 2.0 * out[i]
+            if acc < CANCELLATION * (s_sq[i] + x.sqnorm):
+                acc = _sq_dist_exact(S + <Py_ssize_t> i * d, d, x)
+            out[i] = exp(-kp.gamma * acc)
+    elif kp.kind == KERNEL_POLYNOMIAL:
+        for i in range(n):
+            out[i] = pow(kp.gamma * out[i] + kp.coef0, kp.degree)
 
 
 # ----------------------------------------------------------------------------
@@ -1077,6 +1125,15 @@ cdef class Learner:
         self.d = state["d"]
         self.sv = state["sv"]
         self._core_set_rng(state["rng"])
+
+    def _uniform_draws(self, int n):
+        """``n`` draws of the typed ``uniform()`` (the stream the learners consume)."""
+        out = np.empty(n)
+        cdef double[::1] o = out
+        cdef int i
+        for i in range(n):
+            o[i] = self.uniform()
+        return out
 
     @property
     def n_rounds(self):

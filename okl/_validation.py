@@ -26,6 +26,7 @@ def check_matrix(X, d: int = -1, name: str = "X"):
             raise ValueError(f"{name} must be numeric, got dtype {X.dtype}")
         X = X.astype(np.float64, copy=True)
         X.sum_duplicates()
+        X.sort_indices()  # kernel rows walk CSR indices in order
         bad = np.flatnonzero(~np.isfinite(X.data))
         if bad.size:
             row = int(np.searchsorted(X.indptr, bad[0], side="right") - 1)

@@ -1,0 +1,9 @@
+"""Datasets: synthetic streams and LIBSVM files.
+
+This is the foundation's part; cached downloads, CSV and the papers' streams
+(drifting mixtures, adversarial rescaling, prescribed spectra) build on it.
+"""
+from okl.datasets.synthetic import xor_stream
+from okl.datasets.files import load_libsvm
+
+__all__ = ["xor_stream", "load_libsvm"]

@@ -1,0 +1,63 @@
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import okl
+from conftest import KERNELS, ref_gram
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=repr)
+@pytest.mark.parametrize("xs,ys", [(False, False), (True, False), (False, True), (True, True)])
+def test_kernel_matrix_matches_sklearn(kernel, xs, ys):
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(17, 6)) * (rng.random((17, 6)) < 0.5)
+    B = rng.normal(size=(11, 6)) * (rng.random((11, 6)) < 0.5)
+    A[3] = 0.0  # an empty sparse row
+    Aa = sp.csr_matrix(A) if xs else A
+    Bb = sp.csr_matrix(B) if ys else B
+    np.testing.assert_allclose(okl.kernel_matrix(kernel, Aa, Bb), ref_gram(kernel, A, B),
+                               rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(kernel(Aa, Bb), ref_gram(kernel, A, B), rtol=1e-11, atol=1e-12)
+
+
+def test_gaussian_uses_the_papers_sigma():
+    x, v = np.array([[0.0, 0.0]]), np.array([[3.0, 4.0]])
+    assert okl.Gaussian(sigma=2.0)(x, v)[0, 0] == pytest.approx(math.exp(-25.0 / 8.0), rel=1e-14)
+    assert okl.Laplacian(sigma=2.0)(x, v)[0, 0] == pytest.approx(math.exp(-7.0 / 2.0), rel=1e-14)
+
+
+def test_gram_of_identical_points_has_unit_diagonal():
+    X = np.random.default_rng(1).normal(size=(30, 5)) * 100.0
+    K = okl.Gaussian(0.5)(X)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+
+
+def test_sup_diag():
+    assert okl.Gaussian(3.0).sup_diag == 1.0
+    assert okl.Laplacian(3.0).sup_diag == 1.0
+    assert okl.Linear().sup_diag == math.inf
+    assert okl.Polynomial().sup_diag == math.inf
+
+
+@pytest.mark.parametrize("make", [
+    lambda: okl.Gaussian(sigma=0.0),
+    lambda: okl.Gaussian(sigma=-1.0),
+    lambda: okl.Gaussian(sigma=float("nan")),
+    lambda: okl.Gaussian(sigma="2"),
+    lambda: okl.Laplacian(sigma=float("inf")),
+    lambda: okl.Polynomial(degree=0),
+    lambda: okl.Polynomial(degree=2.5),
+    lambda: okl.Polynomial(gamma=0.0),
+    lambda: okl.Polynomial(coef0=-1.0),
+])
+def test_bad_kernel_parameters(make):
+    with pytest.raises(ValueError, match="sigma|degree|gamma|coef0"):
+        make()
+
+
+def test_kernel_specs_are_values():
+    assert okl.Gaussian(2.0) == okl.Gaussian(2.0)
+    assert hash(okl.Gaussian(2.0)) == hash(okl.Gaussian(2.0))
+    assert okl.Gaussian(2.0) != okl.Laplacian(2.0)

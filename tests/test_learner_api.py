@@ -1,0 +1,153 @@
+"""The shared learner API: validation, interactive use, pickling, seeds, Trace."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import okl
+from conftest import xor_stream
+
+LEARNERS = [
+    lambda: okl.Perceptron(kernel=okl.Gaussian(1.0)),
+    lambda: okl.KernelOGD(kernel=okl.Gaussian(1.0), loss="hinge", eta=0.3, lam=0.05,
+                          schedule="sqrt"),
+    lambda: okl.KernelOGD(kernel=okl.Laplacian(2.0), loss="squared", eta=0.2),
+]
+
+
+def labels_for(learner, X, y):
+    return y if learner.is_classifier else X[:, 0] - 0.3 * X[:, 1]
+
+
+def fingerprint(learner):
+    s = learner.support_set
+    return (learner.n_rounds, learner.n_features,
+            None if s is None else (s.vectors.tobytes(), s.coefficients.tobytes()))
+
+
+@pytest.mark.parametrize("make", LEARNERS)
+def test_pickle_resumes_with_identical_continuation(make):
+    X, y = xor_stream(600, 3, seed=2)
+    learner = make()
+    y = labels_for(learner, X, y)
+    full = make().run(X, y)
+    first = learner.run(X[:250], y[:250])
+    clone = pickle.loads(pickle.dumps(learner))
+    assert repr(clone) == repr(learner)
+    rest = clone.run(X[250:], y[250:])
+    np.testing.assert_array_equal(np.r_[first.scores, rest.scores], full.scores)
+    np.testing.assert_array_equal(np.r_[first.budget, rest.budget], full.budget)
+    # the original is untouched by its clone
+    assert learner.n_rounds == 250
+
+
+@pytest.mark.parametrize("make", LEARNERS)
+def test_learn_one_and_predict_one_equal_run(make):
+    X, y = xor_stream(150, 3, seed=9)
+    a, b = make(), make()
+    y = labels_for(a, X, y)
+    tr = a.run(X, y)
+    for t in range(len(y)):
+        f = b.decision_function(X[t:t + 1])[0]
+        assert f == tr.scores[t]
+        expected = (1.0 if f >= 0 else -1.0) if b.is_classifier else f
+        assert b.predict_one(X[t]) == expected
+        b.learn_one(X[t], y[t])
+    assert fingerprint(a) == fingerprint(b)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    np.testing.assert_array_equal(a.predict(X[:5]), b.predict(X[:5]))
+
+
+@pytest.mark.parametrize("make", LEARNERS)
+def test_partial_fit_is_a_continuation(make):
+    X, y = xor_stream(300, 3, seed=4)
+    a, b = make(), make()
+    y = labels_for(a, X, y)
+    a.run(X, y)
+    for chunk in np.array_split(np.arange(300), 7):
+        assert b.partial_fit(X[chunk], y[chunk]) is b
+    assert fingerprint(a) == fingerprint(b)
+
+
+BAD_INPUTS = [
+    (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y), "NaN"),
+    (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X), y), "infinity"),
+    (lambda X, y: (X[:, :2], y), "features"),
+    (lambda X, y: (X[0], y[:1]), "2-D"),
+    (lambda X, y: (X[:0], y[:0]), "empty"),
+    (lambda X, y: (X, y[:-1]), "labels for"),
+    (lambda X, y: (X, np.where(np.arange(len(y)) == 3, np.nan, y)), "NaN"),
+    (lambda X, y: (X.astype(str), y), "numeric"),
+    (lambda X, y: (sp.csr_matrix(np.where(np.arange(X.size).reshape(X.shape) == 4, np.nan, X)),
+                   y), "NaN"),
+    (lambda X, y: (X, y.reshape(-1, 1)), "1-D"),
+]
+
+
+@pytest.mark.parametrize("make", LEARNERS)
+@pytest.mark.parametrize("corrupt,message", BAD_INPUTS)
+def test_bad_input_raises_and_keeps_state(make, corrupt, message):
+    X, y = xor_stream(100, 3, seed=1)
+    learner = make()
+    y = labels_for(learner, X, y)
+    learner.run(X[:50], y[:50])
+    before = fingerprint(learner)
+    scores_before = learner.decision_function(X)
+    bad_X, bad_y = corrupt(X[50:], y[50:])
+    with pytest.raises(ValueError, match=message):
+        learner.run(bad_X, bad_y)
+    assert fingerprint(learner) == before
+    np.testing.assert_array_equal(learner.decision_function(X), scores_before)
+
+
+@pytest.mark.parametrize("y_bad", [[0, 1, 1], [1, 2, -1], [0.5, 1, -1]])
+def test_classification_labels_outside_task(y_bad):
+    learner = okl.Perceptron()
+    with pytest.raises(ValueError, match="-1 or \\+1"):
+        learner.run(np.ones((3, 2)), y_bad)
+    with pytest.raises(ValueError, match="-1 or \\+1"):
+        learner.learn_one(np.ones(2), 0)
+    assert learner.n_rounds == 0 and learner.n_features is None
+
+
+def test_single_example_checks():
+    learner = okl.Perceptron()
+    learner.learn_one([1.0, 2.0], 1)
+    with pytest.raises(ValueError, match="single example"):
+        learner.predict_one(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="features"):
+        learner.predict_one(np.ones(3))
+    assert learner.n_rounds == 1
+
+
+def test_seeded_generator_draws_match_numpy_and_survive_pickling():
+    a = okl.Perceptron(seed=123)
+    np.testing.assert_array_equal(a._uniform_draws(5), np.random.default_rng(123).random(5))
+    b = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(a._uniform_draws(4), b._uniform_draws(4))
+    c, d = okl.Perceptron(seed=7), okl.Perceptron(seed=8)
+    assert not np.array_equal(c._uniform_draws(3), d._uniform_draws(3))
+
+
+def test_trace_quantities():
+    X, y = xor_stream(400, 3, seed=5)
+    tr = okl.Perceptron().run(X, y)
+    assert tr.n_rounds == 400
+    assert tr.mistake_rate == pytest.approx(np.mean(y * tr.scores <= 0))
+    np.testing.assert_array_equal(tr.cumulative_mistakes, np.cumsum(y * tr.scores <= 0))
+    assert tr.final_budget == tr.budget[-1] == tr.n_mistakes
+    assert np.all(np.diff(tr.budget) >= 0) and tr.seconds > 0
+    d = tr.to_dict()
+    assert d["mistakes"] == tr.n_mistakes and d["n_rounds"] == 400
+    reg = okl.KernelOGD(loss="squared").run(X, X[:, 0])
+    with pytest.raises(ValueError, match="regression"):
+        reg.mistake_rate
+    assert "mistakes" not in reg.to_dict()
+
+
+def test_untrained_learner_predicts_zero():
+    learner = okl.KernelOGD(loss="squared")
+    np.testing.assert_array_equal(learner.decision_function(np.ones((3, 2))), 0.0)
+    assert learner.predict_one([1.0, 2.0]) == 0.0
+    assert learner.n_features is None  # prediction did not fix the dimension
