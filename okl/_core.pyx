@@ -18,6 +18,7 @@ a coefficient update.  The pieces are
   that runs a whole stream without the GIL.
 """
 
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.math cimport exp, fabs, pow, sqrt, hypot, fmax
 from libc.stdlib cimport malloc, realloc, free
@@ -1155,12 +1156,24 @@ cdef class Learner:
         return self.classification
 
 
+# rounds between two checks for Ctrl-C during a run
+cdef Py_ssize_t SIGNAL_CHECK_EVERY = 4096
+
+
 def _drive(Learner L, Stream s, const double[::1] y, double[::1] scores,
            double[::1] losses, unsigned char[::1] mistakes, int[::1] budget):
-    """Run ``L`` over every row of ``s``; returns the number of completed rounds."""
+    """Run ``L`` over every row of ``s``; returns the number of completed rounds.
+
+    Stops early if ``update`` sets ``L.error``; every ``SIGNAL_CHECK_EVERY``
+    rounds it briefly takes the GIL so that Ctrl-C (or any signal handler's
+    exception) gets through; the exception is re-raised once the round in
+    progress is complete, so the learner holds exactly the completed rounds.
+    """
     cdef Py_ssize_t t, done = 0
     cdef Row row
     cdef double f
+    cdef bint interrupted = False
+    cdef object signal_exc = None
     with nogil:
         for t in range(s.T):
             s.row(t, &row)
@@ -1174,6 +1187,20 @@ def _drive(Learner L, Stream s, const double[::1] y, double[::1] scores,
                 break
             budget[t] = L.size()
             done = t + 1
+            if done % SIGNAL_CHECK_EVERY == 0:
+                with gil:
+                    try:
+                        PyErr_CheckSignals()
+                    except BaseException as exc:
+                        signal_exc = exc
+                        interrupted = True
+                if interrupted:
+                    break
+    if interrupted:
+        if hasattr(signal_exc, "add_note"):
+            signal_exc.add_note(f"okl: run stopped after {done} of {s.T} rounds; the learner "
+                                "holds exactly the completed rounds")
+        raise signal_exc
     return done
 
 

@@ -151,3 +151,29 @@ def test_untrained_learner_predicts_zero():
     np.testing.assert_array_equal(learner.decision_function(np.ones((3, 2))), 0.0)
     assert learner.predict_one([1.0, 2.0]) == 0.0
     assert learner.n_features is None  # prediction did not fix the dimension
+
+
+def test_ctrl_c_stops_a_run_between_rounds_with_consistent_state():
+    import signal
+
+    X, y = xor_stream(200_000, 10, seed=0)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    learner = okl.Perceptron(kernel=okl.Gaussian(1.0))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with pytest.raises(KeyboardInterrupt) as info:
+            learner.run(X, y)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    done = learner.n_rounds
+    assert 0 < done < len(y) and done % 4096 == 0
+    if hasattr(info.value, "add_note"):
+        assert f"stopped after {done} of" in info.value.__notes__[0]
+    reference = okl.Perceptron(kernel=okl.Gaussian(1.0))
+    reference.run(X[:done], y[:done])
+    assert fingerprint(learner) == fingerprint(reference)
