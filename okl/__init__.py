@@ -13,7 +13,7 @@ from okl._core import (
     regularized_projection,
 )
 from okl.kernels import Gaussian, Kernel, Laplacian, Linear, Polynomial
-from okl.learners import KernelOGD, OnlineLearner, Perceptron
+from okl.learners import NORMA, KernelOGD, OnlineLearner, Perceptron
 from okl.trace import Trace
 
 __version__ = "0.1.0"
@@ -21,5 +21,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Kernel", "Gaussian", "Polynomial", "Linear", "Laplacian",
     "SupportSet", "GramInverse", "GramCholesky", "kernel_matrix", "regularized_projection",
-    "OnlineLearner", "Perceptron", "KernelOGD", "Trace",
+    "OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "Trace",
 ]

@@ -53,6 +53,7 @@ cdef class SupportSet:
     cdef int reserve(self, int capacity) noexcept nogil
     cdef int add(self, const Row* x, double a, long long stamp) noexcept nogil
     cdef void remove(self, int i) noexcept nogil
+    cdef void swap_remove(self, int i) noexcept nogil
     cdef void replace(self, int i, const Row* x, double a, long long stamp) noexcept nogil
     cdef void fill_krow(self, const Row* x) noexcept nogil
     cdef double score(self, const Row* x) noexcept nogil

@@ -337,6 +337,21 @@ cdef class SupportSet:
             memmove(self.krow + i, self.krow + i + 1, tail * sizeof(double))
         self.n -= 1
 
+    cdef void swap_remove(self, int i) noexcept nogil:
+        """Delete slot ``i`` in O(d) by moving the last slot into it (order not kept)."""
+        cdef int last = self.n - 1
+        if i < 0 or i > last:
+            return
+        if i != last:
+            memcpy(self.X + <Py_ssize_t> i * self.d, self.X + <Py_ssize_t> last * self.d,
+                   self.d * sizeof(double))
+            self.sqnorm[i] = self.sqnorm[last]
+            self.l1norm[i] = self.l1norm[last]
+            self.alpha[i] = self.alpha[last]
+            self.stamp[i] = self.stamp[last]
+            self.krow[i] = self.krow[last]
+        self.n = last
+
     cdef void replace(self, int i, const Row* x, double a, long long stamp) noexcept nogil:
         """Overwrite slot ``i`` with ``x`` and coefficient ``a``."""
         cdef int k
@@ -428,6 +443,12 @@ cdef class SupportSet:
         if not 0 <= i < self.n:
             raise IndexError(f"index {i} out of range for a support set of size {self.n}")
         self.remove(i)
+
+    def pop_swap(self, int i):
+        """Remove support vector ``i`` in O(d); the last one takes its place."""
+        if not 0 <= i < self.n:
+            raise IndexError(f"index {i} out of range for a support set of size {self.n}")
+        self.swap_remove(i)
 
     def put(self, int i, X, double a, long long stamp=0):
         """Replace support vector ``i`` by the row ``X`` with coefficient ``a``."""

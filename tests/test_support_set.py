@@ -22,7 +22,7 @@ class ListSupport:
         return float(ref_gram(kernel, x[None], np.array(self.X))[0] @ np.array(self.a))
 
 
-ops = st.lists(st.tuples(st.sampled_from(["add", "remove", "replace", "scale"]),
+ops = st.lists(st.tuples(st.sampled_from(["add", "remove", "swap", "replace"]),
                          st.integers(0, 10 ** 6), st.floats(-2, 2)), min_size=1, max_size=40)
 
 
@@ -45,6 +45,12 @@ def test_support_set_matches_list_model(kernel, ops, sparse):
             i = r % len(model.X)
             S.pop(i)
             del model.X[i], model.a[i]
+        elif op == "swap":
+            i = r % len(model.X)
+            S.pop_swap(i)
+            model.X[i], model.a[i] = model.X[-1], model.a[-1]
+            model.X.pop()
+            model.a.pop()
         elif op == "replace":
             i = r % len(model.X)
             S.put(i, xin, a)

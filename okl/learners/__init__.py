@@ -1,5 +1,6 @@
 """Online kernel learners: one module per family (see DESIGN.md)."""
 from okl.learners.base import OnlineLearner
+from okl.learners.norma import NORMA
 from okl.learners.perceptron import KernelOGD, Perceptron
 
-__all__ = ["OnlineLearner", "Perceptron", "KernelOGD"]
+__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA"]

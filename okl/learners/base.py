@@ -59,22 +59,33 @@ class OnlineLearner:
 
     # -- learning -----------------------------------------------------------------
 
+    @property
+    def needs_labels(self) -> bool:
+        """False for unsupervised learners (novelty detection), which accept ``y=None``."""
+        return True
+
+    def _labels(self, y, n):
+        if y is None:
+            if self.needs_labels:
+                raise ValueError(f"y is required: {type(self).__name__} learns from labels")
+            return np.zeros(n)
+        return check_labels(y, n, self.is_classifier)
+
     def _checked(self, X, y):
         stream = as_stream(X, -1 if self.n_features is None else self.n_features)
-        labels = check_labels(y, stream.T, self.is_classifier)
-        return stream, labels
+        return stream, self._labels(y, stream.T)
 
     def _ensure_allocated(self, d: int) -> None:
         if self.n_features is None:
             self._core_allocate(d, *self._allocation())
 
-    def run(self, X, y) -> Trace:
+    def run(self, X, y=None) -> Trace:
         """Learn from the stream ``(X, y)`` one round at a time; return its ``Trace``.
 
         The learner continues from its current state, so consecutive calls
         are one longer stream.  ``X`` is ``(T, d)`` dense or CSR; ``y`` has
-        ``T`` labels in {-1, +1} (classification) or reals (regression).
-        Invalid input raises ``ValueError`` before anything is learned.
+        ``T`` labels in {-1, +1} (classification) or reals (regression); it
+        may be omitted for unsupervised learners (novelty detection).  Invalid input raises ``ValueError`` before anything is learned.
         """
         stream, labels = self._checked(X, y)
         self._ensure_allocated(stream.d)
@@ -100,15 +111,15 @@ class OnlineLearner:
             learner=repr(self),
         )
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y=None):
         """Learn from ``(X, y)`` as a continuation of the stream; returns ``self``."""
         self.run(X, y)
         return self
 
-    def learn_one(self, x, y) -> None:
+    def learn_one(self, x, y=None) -> None:
         """Learn from one example ``x`` (1-D array or 1-row matrix) with label ``y``."""
         stream = check_row(x, -1 if self.n_features is None else self.n_features)
-        labels = check_labels(np.atleast_1d(y), 1, self.is_classifier)
+        labels = self._labels(None if y is None else np.atleast_1d(y), 1)
         self._ensure_allocated(stream.d)
         self._begin_stream(1)
         scores, losses = np.empty(1), np.empty(1)

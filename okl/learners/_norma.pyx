@@ -1,0 +1,248 @@
+# cython: language_level=3
+"""Typed core of NORMA (Kivinen, Smola & Williamson, IEEE TSP 2004)."""
+
+from libc.math cimport ceil, fabs, pow, sqrt, fmax
+from libc.stdlib cimport malloc, free
+
+from okl._core cimport Learner, Row, kernel_self
+
+import numpy as np
+
+# losses, in the order of Sec. III
+cdef enum:
+    SOFT_MARGIN = 0        # (13)-(18), optional offset b
+    NU_CLASSIFICATION = 1  # (19): adaptive rho
+    NOVELTY = 2            # (20): adaptive rho, no labels
+    SQUARED = 3            # (21)
+    NU_EPSILON = 4         # (22): adaptive epsilon
+    HUBER = 5              # (23)-(24): fixed sigma
+    HUBER_ADAPTIVE = 6     # adaptive sigma (after (24))
+
+# window kinds
+cdef enum:
+    WINDOW_NONE = 0        # no truncation
+    WINDOW_FIXED = 1       # the last tau rounds (Fig. 1, Prop. 1)
+    WINDOW_POWER = 2       # s_t = t for t <= t0, ceil(t^(1/2 + eps)) after (Theorem 6)
+
+# below this the rescaling factor is folded into the stored coefficients (Sec. II-D)
+cdef double SCALE_FLOOR = 1e-100
+
+
+cdef inline double sgn(double v) noexcept nogil:
+    return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
+
+
+cdef class NORMACore(Learner):
+    """Stochastic gradient descent in the RKHS with decay, truncation and the
+    extra variables (``b``, ``rho``, ``epsilon``, ``sigma``) of Sec. III.
+
+    Representation of ``f_h`` (``h`` = index of the current hypothesis, i.e.
+    rounds completed + 1):
+
+    * constant rate with a fixed window: ``f_h = sum_i a_i beta[h - 1 - i] k(x_i, .)``
+      with the cached power series ``beta[j] = (1 - lam eta)^j`` of Fig. 1;
+    * otherwise: ``f_h = scale * sum_i a_i k(x_i, .)`` with the rescaling trick of
+      Sec. II-D (``scale`` is the running product of ``1 - eta_t lam``, folded
+      into the ``a_i`` before it underflows).
+    """
+    cdef int loss_kind
+    cdef double eta, lam, nu
+    cdef bint sqrt_schedule, offset
+    cdef int window
+    cdef long long tau, t0
+    cdef double tau_eps
+    cdef bint power_series
+    cdef double* beta
+    cdef double scale
+    cdef long long h
+    # extra variables of the losses
+    cdef double b, rho, eps, sigma
+    cdef long long n_updates
+
+    def __cinit__(self, *args, **kwargs):
+        self.beta = NULL
+        self.scale = 1.0
+        self.h = 1
+
+    def __dealloc__(self):
+        free(self.beta)
+
+    def _norma_setup(self, int loss_kind, double eta, double lam, bint sqrt_schedule,
+                     double nu, bint offset, double rho, double eps, double sigma,
+                     int window, long long tau, double tau_eps, long long t0):
+        cdef long long j
+        self.loss_kind = loss_kind
+        self.eta = eta
+        self.lam = lam
+        self.sqrt_schedule = sqrt_schedule
+        self.nu = nu
+        self.offset = offset
+        self.rho = rho
+        self.eps = eps
+        self.sigma = sigma
+        self.b = 0.0
+        self.window = window
+        self.tau = tau
+        self.tau_eps = tau_eps
+        self.t0 = t0
+        self.n_updates = 0
+        self.power_series = window == WINDOW_FIXED and not sqrt_schedule
+        if self.power_series:
+            self.beta = <double*> malloc((tau + 1) * sizeof(double))
+            if self.beta == NULL:
+                raise MemoryError("cannot allocate the power series")
+            self.beta[0] = 1.0
+            for j in range(1, tau + 1):
+                self.beta[j] = self.beta[j - 1] * (1.0 - lam * eta)
+
+    # -- the expansion ------------------------------------------------------------
+
+    cdef double expansion(self, const Row* x) noexcept nogil:
+        """``f_h(x)`` for the current hypothesis."""
+        cdef int i
+        cdef double acc = 0.0
+        if self.sv.n == 0:
+            return 0.0
+        if not self.power_series:
+            return self.scale * self.sv.score(x)
+        self.sv.fill_krow(x)
+        for i in range(self.sv.n):
+            acc += self.sv.alpha[i] * self.beta[self.h - 1 - self.sv.stamp[i]] * self.sv.krow[i]
+        return acc
+
+    cdef long long window_size(self, long long h) noexcept nogil:
+        """``s_h``: how many past rounds the hypothesis ``f_h`` keeps."""
+        if self.window == WINDOW_FIXED:
+            return self.tau
+        if self.window == WINDOW_POWER and h > self.t0:
+            return <long long> ceil(pow(<double> h, 0.5 + self.tau_eps))
+        return h
+
+    cdef void truncate(self, long long h) noexcept nogil:
+        """Drop the terms of rounds ``i < h - s_h`` (``f_h`` keeps ``h - s_h .. h - 1``)."""
+        cdef long long cutoff
+        cdef int i = 0
+        if self.window == WINDOW_NONE:
+            return
+        cutoff = h - self.window_size(h)
+        while i < self.sv.n:
+            if self.sv.stamp[i] < cutoff:
+                self.sv.swap_remove(i)
+            else:
+                i += 1
+
+    # -- the round ----------------------------------------------------------------
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        """``g(x) = f(x) + b`` (classification), ``f(x) - rho`` (novelty), ``f(x)`` (regression)."""
+        cdef double f = self.expansion(x)
+        if self.loss_kind == NOVELTY:
+            return f - self.rho
+        return f + self.b
+
+    cdef double loss(self, double y, double g) noexcept nogil:
+        cdef double delta, a
+        if self.loss_kind == SOFT_MARGIN:
+            return fmax(0.0, self.rho - y * g)
+        if self.loss_kind == NU_CLASSIFICATION:
+            return fmax(0.0, self.rho - y * g) - self.nu * self.rho
+        if self.loss_kind == NOVELTY:
+            return fmax(0.0, -g) - self.nu * self.rho
+        delta = y - g
+        if self.loss_kind == SQUARED:
+            return 0.5 * delta * delta
+        if self.loss_kind == NU_EPSILON:
+            return fmax(0.0, fabs(delta) - self.eps) + self.nu * self.eps
+        a = fabs(delta)
+        if a >= self.sigma:
+            return a - 0.5 * self.sigma
+        return delta * delta / (2.0 * self.sigma)
+
+    cdef void update(self, const Row* x, double y, double g) noexcept nogil:
+        cdef double eta_t = self.eta / sqrt(<double> self.t) if self.sqrt_schedule else self.eta
+        cdef double a = 0.0, delta
+        cdef bint margin_error
+        cdef int k = self.loss_kind
+        # new coefficient a = -eta_t l'(.) and the extra variables, Sec. III
+        if k == SOFT_MARGIN or k == NU_CLASSIFICATION:
+            margin_error = y * g <= self.rho                       # sigma_t of (14)
+            if margin_error:
+                a = eta_t * y                                      # (15), (18)
+                if self.offset:
+                    self.b += eta_t * y                            # (16)
+            if k == NU_CLASSIFICATION:
+                self.rho += eta_t * (self.nu - (1.0 if margin_error else 0.0))   # (19)
+        elif k == NOVELTY:
+            margin_error = g < 0.0                                 # f(x) < rho
+            if margin_error:
+                a = eta_t                                          # (20)
+                self.rho -= eta_t * (1.0 - self.nu)                # d l / d rho = 1 - nu
+            else:
+                self.rho += eta_t * self.nu                        # d l / d rho = -nu
+        else:
+            delta = y - g
+            if k == SQUARED:
+                margin_error = delta != 0.0
+                a = eta_t * delta                                  # (21)
+            elif k == NU_EPSILON:
+                margin_error = fabs(delta) > self.eps
+                if margin_error:
+                    a = eta_t * sgn(delta)                         # (22)
+                    self.eps += (1.0 - self.nu) * eta_t
+                else:
+                    self.eps -= eta_t * self.nu
+            else:  # HUBER, HUBER_ADAPTIVE
+                margin_error = fabs(delta) > self.sigma
+                if margin_error:
+                    a = eta_t * sgn(delta)                         # (24)
+                else:
+                    a = eta_t * delta / self.sigma
+                if k == HUBER_ADAPTIVE:
+                    if margin_error:
+                        self.sigma += eta_t * (1.0 - self.nu)
+                    else:
+                        self.sigma -= eta_t * self.nu
+        if margin_error:
+            self.n_updates += 1
+        # decay of the old coefficients, (12)
+        if not self.power_series and self.lam > 0.0:
+            self.scale *= 1.0 - eta_t * self.lam
+            if self.scale < SCALE_FLOOR:
+                self.sv.scale(self.scale)
+                self.scale = 1.0
+        # f_{t+1} keeps rounds t + 1 - s_{t+1} .. t
+        self.h = self.t + 1
+        self.truncate(self.h)
+        if a != 0.0:
+            if self.sv.add(x, a if self.power_series else a / self.scale, self.t) < 0:
+                self.error = 1
+
+    # -- inspection and pickling --------------------------------------------------
+
+    def _norma_values(self):
+        return {"b": self.b, "rho": self.rho, "epsilon": self.eps, "sigma": self.sigma,
+                "n_updates": self.n_updates}
+
+    def _norma_state(self):
+        return {"scale": self.scale, "h": self.h, "b": self.b, "rho": self.rho,
+                "eps": self.eps, "sigma": self.sigma, "n_updates": self.n_updates}
+
+    def _norma_restore(self, state):
+        self.scale = state["scale"]
+        self.h = state["h"]
+        self.b = state["b"]
+        self.rho = state["rho"]
+        self.eps = state["eps"]
+        self.sigma = state["sigma"]
+        self.n_updates = state["n_updates"]
+
+    def _true_coefficients(self):
+        """Coefficients of ``f_h`` on the stored support vectors (decay applied)."""
+        cdef int i
+        out = np.empty(self.sv.n if self.sv is not None else 0)
+        for i in range(out.shape[0]):
+            if self.power_series:
+                out[i] = self.sv.alpha[i] * self.beta[self.h - 1 - self.sv.stamp[i]]
+            else:
+                out[i] = self.sv.alpha[i] * self.scale
+        return out

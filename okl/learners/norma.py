@@ -1,0 +1,185 @@
+"""NORMA: the family of Kivinen, Smola & Williamson (2004)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from okl._validation import check_choice, check_int, check_real, check_seed
+from okl.kernels import check_kernel
+from okl.learners._norma import NORMACore
+from okl.learners.base import OnlineLearner
+from okl.learners.perceptron import _KernelExpansion
+
+__all__ = ["NORMA"]
+
+_LOSSES = {"soft_margin": 0, "nu_classification": 1, "novelty": 2, "squared": 3,
+           "nu_epsilon": 4, "huber": 5, "huber_adaptive": 6}
+_CLASSIFICATION = {"soft_margin", "nu_classification"}
+_NU_LOSSES = {"nu_classification", "novelty", "nu_epsilon", "huber_adaptive"}
+
+
+class NORMA(_KernelExpansion, OnlineLearner, NORMACore):
+    r"""NORMA, Kivinen, Smola & Williamson, *Online Learning with Kernels* (IEEE TSP 2004).
+
+    Stochastic gradient descent on the regularized instantaneous risk,
+    eq. (9): ``f_{t+1} = (1 - eta_t lam) f_t - eta_t l'(f_t(x_t), y_t) k(x_t, .)``,
+    i.e. the new coefficient ``alpha_t = -eta_t l'`` (11) and the decay of the
+    old ones (12), with the loss-specific extra variables of Sec. III:
+
+    ========================  =====================================================
+    ``loss``                  update (Sec. III)
+    ========================  =====================================================
+    ``"soft_margin"``         ``max(0, rho - y g(x))``, (13)-(18); margin error iff
+                              ``y g(x) <= rho``; offset ``b`` with ``offset=True`` (16).
+                              ``rho = lam = 0`` is the kernel Perceptron.
+    ``"nu_classification"``   (19): ``max(0, rho - y g) - nu rho`` with adaptive
+                              ``rho <- rho + eta (nu - sigma_t)``.
+    ``"novelty"``             (20): ``max(0, rho - f(x)) - nu rho``, no labels; alert
+                              iff ``f(x) < rho``; the score is ``f(x) - rho`` (see Notes
+                              on the sign of the ``rho`` step).
+    ``"squared"``             (21): ``(y - f)^2 / 2``.
+    ``"nu_epsilon"``          (22): ``max(0, |y - f| - eps) + nu eps``, adaptive eps.
+    ``"huber"``               (23)-(24) with fixed ``sigma``.
+    ``"huber_adaptive"``      the adaptive-``sigma`` update after (24).
+    ========================  =====================================================
+
+    Truncation keeps the terms of the last ``tau`` rounds (Fig. 1, Prop. 1); with a
+    constant rate the coefficients use the cached power series
+    ``beta_j = (1 - lam eta)^j`` of Fig. 1, otherwise the rescaling trick of
+    Sec. II-D (a running scale folded into the coefficients before it
+    underflows), so long streams neither overflow nor underflow.
+    ``tau_power=eps`` gives the growing window of Theorem 6: ``s_t = t`` for
+    ``t <= tau_t0`` and ``ceil(t^(1/2 + eps))`` after.
+
+    Parameters
+    ----------
+    kernel : okl kernel, default ``Gaussian(1.0)``
+    loss : str, default "soft_margin"
+    eta : float, default 0.5
+        Learning rate ``> 0``; the paper needs ``eta_t < 1/lam`` (here ``eta lam < 1``).
+    schedule : {"constant", "sqrt"}, default "constant"
+        ``eta_t = eta`` or ``eta / sqrt(t)`` (Theorems 4 and 6; Fig. 3).
+    lam : float, default 0.01
+        Regularization ``lambda >= 0`` (the paper sets 1 for the nu-losses, novelty
+        and Huber; pass ``lam=1.0`` to reproduce that).
+    rho : float, default 1.0
+        Margin ``rho >= 0`` of the soft margin loss; the initial ``rho`` of the
+        nu-classification and novelty losses.
+    nu : float, default 0.5
+        ``nu`` in (0, 1] of the nu-losses (fraction of margin errors / outliers).
+    epsilon : float, default 0.0
+        Initial insensitivity of ``"nu_epsilon"`` (adapted as in (22), unclamped
+        like the paper's rule).
+    sigma : float, default 1.0
+        Huber threshold ``> 0`` (initial value for ``"huber_adaptive"``).
+    offset : bool, default False
+        Learn the offset ``b`` of ``g = f + b`` (classification losses), (16);
+        the analysis of Secs. IV-V omits it.
+    tau : int or None, default None
+        Keep only the last ``tau`` rounds' terms (``None``: no truncation).
+    tau_power, tau_t0 : float in (0, 1/2) and int, optional
+        Theorem 6's growing window (exclusive with ``tau``).
+    seed : int, Generator or None
+        Unused (deterministic).
+
+    Notes
+    -----
+    Eq. (20) prints ``rho + eta (1 - nu)`` after an alert and ``rho - eta nu``
+    otherwise.  Gradient descent on the loss it states, ``max(0, rho - f(x)) - nu rho``
+    (whose ``rho``-derivative is ``1 - nu`` after an alert and ``-nu`` otherwise), and
+    the paper's own remark that "only a fraction nu of the observations will be
+    considered for updates" both need the opposite signs: with the printed ones
+    the fraction-``nu`` fixed point is unstable and ``rho`` grows without bound
+    once ``f(x) < rho`` everywhere.  The gradient step is implemented, as in
+    (19) for nu-classification, whose printed signs are the gradient's.
+    Eq. (24) prints ``sigma^{-1} delta_t`` as the new coefficient inside the
+    Huber zone; the general rule (11) ``alpha_t = -eta_t l'`` gives
+    ``eta_t delta_t / sigma``, which is what is implemented (the two agree at the
+    zone's edge, where (24)'s other branch gives ``eta sgn delta``).
+    ``extras`` holds the final ``b``, ``rho``, ``epsilon``, ``sigma`` and
+    ``n_updates`` (rounds with a non-zero loss gradient, the margin errors
+    ``M_rho`` of (26) for the classification losses).
+    """
+
+    _param_names = ("kernel", "loss", "eta", "schedule", "lam", "rho", "nu", "epsilon",
+                    "sigma", "offset", "tau", "tau_power", "tau_t0", "seed")
+
+    def __init__(self, kernel=None, *, loss="soft_margin", eta=0.5, schedule="constant",
+                 lam=0.01, rho=1.0, nu=0.5, epsilon=0.0, sigma=1.0, offset=False, tau=None,
+                 tau_power=None, tau_t0=0, seed=None):
+        self.kernel = check_kernel(kernel)
+        self.loss = check_choice(loss, "loss", _LOSSES)
+        self.eta = check_real(eta, "eta", low=0, low_open=True)
+        self.schedule = check_choice(schedule, "schedule", {"constant", "sqrt"})
+        self.lam = check_real(lam, "lam", low=0)
+        if self.eta * self.lam >= 1.0:
+            raise ValueError(f"eta * lam must be < 1 (eq. (9) needs eta_t < 1/lambda), got "
+                             f"eta={self.eta}, lam={self.lam}")
+        self.rho = check_real(rho, "rho", low=0)
+        self.nu = check_real(nu, "nu", low=0, high=1, low_open=True)
+        self.epsilon = check_real(epsilon, "epsilon", low=0)
+        self.sigma = check_real(sigma, "sigma", low=0, low_open=True)
+        if not isinstance(offset, (bool, np.bool_)):
+            raise ValueError(f"offset must be True or False, got {offset!r}")
+        self.offset = bool(offset)
+        if self.offset and self.loss not in _CLASSIFICATION:
+            raise ValueError(f"offset applies to the classification losses "
+                             f"{sorted(_CLASSIFICATION)}, not to loss={self.loss!r}")
+        self.tau = None if tau is None else check_int(tau, "tau", low=1)
+        self.tau_power = None if tau_power is None else check_real(
+            tau_power, "tau_power", low=0, high=0.5, low_open=True, high_open=True)
+        self.tau_t0 = check_int(tau_t0, "tau_t0", low=0)
+        if self.tau is not None and self.tau_power is not None:
+            raise ValueError("tau and tau_power are exclusive: a fixed window or Theorem 6's "
+                             "growing one")
+        self.seed = check_seed(seed)
+        window = 1 if self.tau is not None else (2 if self.tau_power is not None else 0)
+        self._core_setup(self.kernel, self.seed, self.loss in _CLASSIFICATION)
+        self._norma_setup(_LOSSES[self.loss], self.eta, self.lam, self.schedule == "sqrt",
+                          self.nu, self.offset, self.rho, self.epsilon, self.sigma, window,
+                          self.tau or 0, self.tau_power or 0.0, self.tau_t0)
+
+    @property
+    def needs_labels(self) -> bool:
+        return self.loss != "novelty"
+
+    def _allocation(self):
+        if self.tau is not None:
+            return self.tau, False  # the window is the budget: never exceeded
+        return 64, True
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """Coefficients of the current hypothesis on ``support_vectors`` (decay applied)."""
+        return self._true_coefficients()
+
+    @property
+    def support_rounds(self) -> np.ndarray:
+        """Round (1-based) at which each support vector entered."""
+        return np.empty(0, np.int64) if self.support_set is None else self.support_set.stamps
+
+    @property
+    def offset_(self) -> float:
+        return self._norma_values()["b"]
+
+    @property
+    def rho_(self) -> float:
+        return self._norma_values()["rho"]
+
+    @property
+    def epsilon_(self) -> float:
+        return self._norma_values()["epsilon"]
+
+    @property
+    def sigma_(self) -> float:
+        return self._norma_values()["sigma"]
+
+    def _extras(self):
+        return self._norma_values()
+
+    def _state(self):
+        return self._norma_state()
+
+    def _restore(self, state):
+        self._norma_restore(state)
