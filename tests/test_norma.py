@@ -237,3 +237,24 @@ def test_novelty_needs_no_labels_but_supervised_losses_do():
 def test_parameter_validation(bad, name):
     with pytest.raises(ValueError, match=name):
         okl.NORMA(**bad)
+
+
+@pytest.mark.parametrize("params", [dict(), dict(tau=15), dict(tau=15, schedule="sqrt"),
+                                    dict(tau_power=0.2, tau_t0=20, schedule="sqrt"),
+                                    dict(loss="squared"), dict(loss="novelty", nu=0.2)])
+def test_tracked_norm_equals_the_gram_quadratic_form(params):
+    """extras['norm_sq'][t] == a_t^T K a_t for the hypothesis used at round t."""
+    loss = params.get("loss", "soft_margin")
+    X, y = (regression_stream(250, 1) if loss == "squared" else xor_stream(250, 3, seed=1))
+    y = None if loss == "novelty" else y
+    kernel = okl.Gaussian(1.0)
+    learner = okl.NORMA(kernel=kernel, eta=0.4, lam=0.3, track_norm=True, **params)
+    norms = []
+    for t in range(len(X)):
+        a = learner.coefficients
+        S = learner.support_vectors
+        norms.append(float(a @ ref_gram(kernel, S, S) @ a) if len(a) else 0.0)
+        learner.learn_one(X[t], None if y is None else y[t])
+    full = okl.NORMA(kernel=kernel, eta=0.4, lam=0.3, track_norm=True, **params).run(X, y)
+    np.testing.assert_allclose(full.extras["norm_sq"], norms, rtol=1e-8, atol=1e-10)
+    assert max(norms) > 0

@@ -2,9 +2,9 @@
 """Typed core of NORMA (Kivinen, Smola & Williamson, IEEE TSP 2004)."""
 
 from libc.math cimport ceil, fabs, pow, sqrt, fmax
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, realloc, free
 
-from okl._core cimport Learner, Row, kernel_self
+from okl._core cimport Learner, Row, kernel_row, kernel_self
 
 import numpy as np
 
@@ -58,14 +58,26 @@ cdef class NORMACore(Learner):
     # extra variables of the losses
     cdef double b, rho, eps, sigma
     cdef long long n_updates
+    # optional record of ||f_t||_H^2 (Theorems 4 and 6 need the regularized risk)
+    cdef bint track_norm
+    cdef double norm_sq
+    cdef double* norm_out
+    cdef long long run_start
+    cdef object _norm_buffer
+    cdef double* work
+    cdef int work_size
 
     def __cinit__(self, *args, **kwargs):
         self.beta = NULL
         self.scale = 1.0
         self.h = 1
+        self.norm_out = NULL
+        self.work = NULL
+        self.work_size = 0
 
     def __dealloc__(self):
         free(self.beta)
+        free(self.work)
 
     def _norma_setup(self, int loss_kind, double eta, double lam, bint sqrt_schedule,
                      double nu, bint offset, double rho, double eps, double sigma,
@@ -95,7 +107,29 @@ cdef class NORMACore(Learner):
             for j in range(1, tau + 1):
                 self.beta[j] = self.beta[j - 1] * (1.0 - lam * eta)
 
+    def _norma_track(self, bint track):
+        self.track_norm = track
+        self.norm_sq = 0.0
+
+    def _norma_begin(self, long long n_rounds):
+        """Allocate this run's record of ||f_t||^2 (when tracked)."""
+        cdef double[::1] view
+        if self.track_norm:
+            self._norm_buffer = np.empty(n_rounds)
+            view = self._norm_buffer
+            self.norm_out = &view[0]
+            self.run_start = self.t
+
+    def _norma_norms(self):
+        return self._norm_buffer if self.track_norm else None
+
     # -- the expansion ------------------------------------------------------------
+
+    cdef inline double coef(self, int i, long long h) noexcept nogil:
+        """True coefficient of support vector ``i`` in ``f_h``."""
+        if self.power_series:
+            return self.sv.alpha[i] * self.beta[h - 1 - self.sv.stamp[i]]
+        return self.sv.alpha[i] * self.scale
 
     cdef double expansion(self, const Row* x) noexcept nogil:
         """``f_h(x)`` for the current hypothesis."""
@@ -118,18 +152,48 @@ cdef class NORMACore(Learner):
             return <long long> ceil(pow(<double> h, 0.5 + self.tau_eps))
         return h
 
-    cdef void truncate(self, long long h) noexcept nogil:
-        """Drop the terms of rounds ``i < h - s_h`` (``f_h`` keeps ``h - s_h .. h - 1``)."""
+    cdef double truncate(self, long long h) noexcept nogil:
+        """Drop the terms of rounds ``i < h - s_h`` (``f_h`` keeps ``h - s_h .. h - 1``).
+
+        Returns ``sum_j c_j k(x_j, x)`` over the dropped terms, read from the
+        kernel row of the round's ``x``; with ``track_norm``, ``norm_sq`` loses
+        ``2 c_j f(x_j) - c_j^2 k(x_j, x_j)`` for each (one extra kernel row).
+        """
         cdef long long cutoff
-        cdef int i = 0
+        cdef int i = 0, j
+        cdef double c, fj, dropped = 0.0
+        cdef Row r
         if self.window == WINDOW_NONE:
-            return
+            return 0.0
         cutoff = h - self.window_size(h)
         while i < self.sv.n:
             if self.sv.stamp[i] < cutoff:
+                c = self.coef(i, h)
+                dropped += c * self.sv.krow[i]
+                if self.track_norm and self.reserve_work(self.sv.n) == 0:
+                    self.sv.as_row(i, &r)
+                    kernel_row(&self.sv.kp, self.sv.X, self.sv.sqnorm, self.sv.l1norm,
+                               self.sv.n, self.sv.d, &r, self.work)
+                    fj = 0.0
+                    for j in range(self.sv.n):
+                        fj += self.coef(j, h) * self.work[j]
+                    self.norm_sq += -2.0 * c * fj + c * c * kernel_self(&self.sv.kp, &r)
                 self.sv.swap_remove(i)
             else:
                 i += 1
+        return dropped
+
+    cdef int reserve_work(self, int n) noexcept nogil:
+        cdef void* p
+        if n <= self.work_size:
+            return 0
+        p = realloc(self.work, n * sizeof(double))
+        if p == NULL:
+            self.error = 1
+            return -1
+        self.work = <double*> p
+        self.work_size = n
+        return 0
 
     # -- the round ----------------------------------------------------------------
 
@@ -160,9 +224,13 @@ cdef class NORMACore(Learner):
 
     cdef void update(self, const Row* x, double y, double g) noexcept nogil:
         cdef double eta_t = self.eta / sqrt(<double> self.t) if self.sqrt_schedule else self.eta
-        cdef double a = 0.0, delta
+        cdef double a = 0.0, delta, decay, fx
         cdef bint margin_error
         cdef int k = self.loss_kind
+        # f_t(x_t) itself (the score carries b or -rho)
+        fx = g + self.rho if k == NOVELTY else g - self.b
+        if self.track_norm:
+            self.norm_out[self.t - 1 - self.run_start] = self.norm_sq
         # new coefficient a = -eta_t l'(.) and the extra variables, Sec. III
         if k == SOFT_MARGIN or k == NU_CLASSIFICATION:
             margin_error = y * g <= self.rho                       # sigma_t of (14)
@@ -205,14 +273,18 @@ cdef class NORMACore(Learner):
         if margin_error:
             self.n_updates += 1
         # decay of the old coefficients, (12)
+        decay = 1.0 - eta_t * self.lam
         if not self.power_series and self.lam > 0.0:
-            self.scale *= 1.0 - eta_t * self.lam
+            self.scale *= decay
             if self.scale < SCALE_FLOOR:
                 self.sv.scale(self.scale)
                 self.scale = 1.0
         # f_{t+1} keeps rounds t + 1 - s_{t+1} .. t
         self.h = self.t + 1
-        self.truncate(self.h)
+        self.norm_sq *= decay * decay
+        fx = decay * fx - self.truncate(self.h)
+        if self.track_norm:
+            self.norm_sq += 2.0 * a * fx + a * a * kernel_self(&self.sv.kp, x)
         if a != 0.0:
             if self.sv.add(x, a if self.power_series else a / self.scale, self.t) < 0:
                 self.error = 1
@@ -225,7 +297,8 @@ cdef class NORMACore(Learner):
 
     def _norma_state(self):
         return {"scale": self.scale, "h": self.h, "b": self.b, "rho": self.rho,
-                "eps": self.eps, "sigma": self.sigma, "n_updates": self.n_updates}
+                "eps": self.eps, "sigma": self.sigma, "n_updates": self.n_updates,
+                "norm_sq": self.norm_sq}
 
     def _norma_restore(self, state):
         self.scale = state["scale"]
@@ -235,6 +308,7 @@ cdef class NORMACore(Learner):
         self.eps = state["eps"]
         self.sigma = state["sigma"]
         self.n_updates = state["n_updates"]
+        self.norm_sq = state["norm_sq"]
 
     def _true_coefficients(self):
         """Coefficients of ``f_h`` on the stored support vectors (decay applied)."""

@@ -80,6 +80,11 @@ class NORMA(_KernelExpansion, OnlineLearner, NORMACore):
         Keep only the last ``tau`` rounds' terms (``None``: no truncation).
     tau_power, tau_t0 : float in (0, 1/2) and int, optional
         Theorem 6's growing window (exclusive with ``tau``).
+    track_norm : bool, default False
+        Record ``||f_t||_H^2`` of the hypothesis used at each round in
+        ``extras["norm_sq"]`` (the regularized risk of Theorems 4 and 6), by the
+        exact recursion ``||c f + a k_x||^2 = c^2 ||f||^2 + 2 c a f(x) + a^2 k(x, x)``;
+        each truncated term costs one extra kernel row.
     seed : int, Generator or None
         Unused (deterministic).
 
@@ -103,11 +108,11 @@ class NORMA(_KernelExpansion, OnlineLearner, NORMACore):
     """
 
     _param_names = ("kernel", "loss", "eta", "schedule", "lam", "rho", "nu", "epsilon",
-                    "sigma", "offset", "tau", "tau_power", "tau_t0", "seed")
+                    "sigma", "offset", "tau", "tau_power", "tau_t0", "track_norm", "seed")
 
     def __init__(self, kernel=None, *, loss="soft_margin", eta=0.5, schedule="constant",
                  lam=0.01, rho=1.0, nu=0.5, epsilon=0.0, sigma=1.0, offset=False, tau=None,
-                 tau_power=None, tau_t0=0, seed=None):
+                 tau_power=None, tau_t0=0, track_norm=False, seed=None):
         self.kernel = check_kernel(kernel)
         self.loss = check_choice(loss, "loss", _LOSSES)
         self.eta = check_real(eta, "eta", low=0, low_open=True)
@@ -133,12 +138,16 @@ class NORMA(_KernelExpansion, OnlineLearner, NORMACore):
         if self.tau is not None and self.tau_power is not None:
             raise ValueError("tau and tau_power are exclusive: a fixed window or Theorem 6's "
                              "growing one")
+        if not isinstance(track_norm, (bool, np.bool_)):
+            raise ValueError(f"track_norm must be True or False, got {track_norm!r}")
+        self.track_norm = bool(track_norm)
         self.seed = check_seed(seed)
         window = 1 if self.tau is not None else (2 if self.tau_power is not None else 0)
         self._core_setup(self.kernel, self.seed, self.loss in _CLASSIFICATION)
         self._norma_setup(_LOSSES[self.loss], self.eta, self.lam, self.schedule == "sqrt",
                           self.nu, self.offset, self.rho, self.epsilon, self.sigma, window,
                           self.tau or 0, self.tau_power or 0.0, self.tau_t0)
+        self._norma_track(self.track_norm)
 
     @property
     def needs_labels(self) -> bool:
@@ -175,8 +184,14 @@ class NORMA(_KernelExpansion, OnlineLearner, NORMACore):
     def sigma_(self) -> float:
         return self._norma_values()["sigma"]
 
+    def _begin_stream(self, n_rounds):
+        self._norma_begin(n_rounds)
+
     def _extras(self):
-        return self._norma_values()
+        extras = self._norma_values()
+        if self.track_norm:
+            extras["norm_sq"] = self._norma_norms().copy()
+        return extras
 
     def _state(self):
         return self._norma_state()
