@@ -43,7 +43,24 @@ def _parser():
     run.add_argument("--features", type=int, default=10, help="synthetic stream dimension")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--json", help="write the run summary to this JSON file")
+    rep = sub.add_parser("reproduce", help="reproduce a paper's figure or table")
+    rep.add_argument("name", nargs="?", help="experiment name (omit to list them)")
+    rep.add_argument("--quick", action="store_true", help="a small version, for smoke runs")
+    rep.add_argument("--out", default="okl-results", help="output directory")
+    rep.add_argument("--seed", type=int, default=0)
     return parser
+
+
+def _reproduce(args) -> int:
+    from okl import experiments
+
+    if args.name is None:
+        for name in sorted(experiments.available()):
+            print(name)
+        return 0
+    summary = experiments.run(args.name, args.out, quick=args.quick, seed=args.seed)
+    print(json.dumps(summary, indent=2, default=str))
+    return 0
 
 
 def _run(args) -> int:
@@ -78,6 +95,8 @@ def main(argv=None) -> int:
     try:
         if args.command == "run":
             return _run(args)
+        if args.command == "reproduce":
+            return _reproduce(args)
     except ValueError as exc:
         print(f"okl: error: {exc}", file=sys.stderr)
         return 2
