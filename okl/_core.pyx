@@ -544,26 +544,37 @@ def kernel_matrix(kernel, X, Y):
     return S.kernel_rows(X)
 
 
-def stream_kernel_rows(kernel, X, added):
-    """Compute the kernel rows an unbudgeted learner computes on a stream.
+def stream_kernel_rows(kernel, X, added, window=None):
+    """Compute the kernel rows a learner computes on a stream, and nothing else.
 
-    Round ``t`` computes ``k(x_t, S_t)`` with ``S_t`` the rows ``x_s`` with
-    ``s < t`` and ``added[s]``; ``x_t`` joins ``S`` afterwards when
-    ``added[t]``.  This is the kernel-row work alone of a Perceptron or
-    KernelOGD run, used by the benchmarks as the reference cost.  Returns the
+    Round ``t`` computes ``k(x_t, S_t)`` with ``S_t`` the rows ``x_s``, ``s < t``,
+    with ``added[s]`` (and ``s >= t - window`` when a window is given, as
+    NORMA's truncation keeps); ``x_t`` joins ``S`` afterwards when
+    ``added[t]``.  This is the kernel-row work alone of a Perceptron, KernelOGD
+    or truncated NORMA run, the reference cost of the benchmarks.  Returns the
     sum of all computed kernel values (so the work cannot be optimized out).
     """
     cdef Stream s = _stream(X)
     cdef const unsigned char[::1] add = np.ascontiguousarray(added, dtype=np.uint8)
     if add.shape[0] != s.T:
         raise ValueError("added must have one entry per row of X")
-    cdef SupportSet S = SupportSet(kernel, s.d, 64, True)
+    cdef long long w = -1 if window is None else int(window)
+    if window is not None and w < 1:
+        raise ValueError(f"window must be >= 1, got {window}")
+    cdef SupportSet S = SupportSet(kernel, s.d, 64 if w < 0 else <int> w, w < 0)
     cdef Row row
     cdef Py_ssize_t t
     cdef int i
     cdef double total = 0.0
     with nogil:
         for t in range(s.T):
+            if w > 0:  # rounds are 0-based here: keep s >= t - w
+                i = 0
+                while i < S.n:
+                    if S.stamp[i] < t - w:
+                        S.swap_remove(i)
+                    else:
+                        i += 1
             s.row(t, &row)
             S.fill_krow(&row)
             for i in range(S.n):
