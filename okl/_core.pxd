@@ -61,32 +61,30 @@ cdef class SupportSet:
     cdef void as_row(self, int i, Row* out) noexcept nogil
 
 
-cdef class GramInverse:
-    """``K_S`` and ``K_S^{-1}`` kept by block updates (add) and downdates (remove)."""
+cdef class GramDictionary:
+    """``K_S`` and a second matrix ``M`` (inverse or Cholesky factor) kept incrementally."""
     cdef double* K
-    cdef double* Kinv
+    cdef double* M
     cdef double* work
     cdef int n, capacity
     cdef bint growable
 
     cdef int reserve(self, int capacity) noexcept nogil
-    cdef double residual(self, const double* k, double kxx, double* beta) noexcept nogil
-    cdef int add(self, const double* k, double kxx, const double* beta, double alpha) noexcept nogil
+    cdef int make_room(self) noexcept nogil
+    cdef void set_gram_column(self, const double* k, double kxx) noexcept nogil
+    cdef double residual(self, const double* k, double kxx, double* aux) noexcept nogil
+    cdef int add(self, const double* k, double kxx, const double* aux, double alpha) noexcept nogil
     cdef void remove(self, int i) noexcept nogil
+    cdef void to_beta(self, double* aux) noexcept nogil
 
 
-cdef class GramCholesky:
-    """``K_S = L L^T`` kept by appending rows and Givens-rotation deletions."""
-    cdef double* K
-    cdef double* L
-    cdef double* work
-    cdef int n, capacity
-    cdef bint growable
+cdef class GramInverse(GramDictionary):
+    """``M = K_S^{-1}`` by block updates (add) and downdates (remove)."""
+    pass
 
-    cdef int reserve(self, int capacity) noexcept nogil
-    cdef double residual(self, const double* k, double kxx, double* c) noexcept nogil
-    cdef int add(self, const double* k, double kxx, const double* c, double alpha) noexcept nogil
-    cdef void remove(self, int i) noexcept nogil
+
+cdef class GramCholesky(GramDictionary):
+    """``M = L`` with ``K_S = L L^T``, by appended rows and Givens-rotation deletions."""
     cdef void solve(self, double* b) noexcept nogil
 
 

@@ -220,6 +220,15 @@ cdef class Stream:
 # Support set
 # ----------------------------------------------------------------------------
 
+cdef inline int _grow(void** p, size_t nbytes) noexcept nogil:
+    """``realloc`` in place of ``*p``; -1 (and ``*p`` untouched) if out of memory."""
+    cdef void* q = realloc(p[0], nbytes)
+    if q == NULL:
+        return -1
+    p[0] = q
+    return 0
+
+
 cdef class SupportSet:
     """Support vectors, cached norms and coefficients in preallocated buffers.
 
@@ -271,33 +280,16 @@ cdef class SupportSet:
 
     cdef int reserve(self, int capacity) noexcept nogil:
         """Grow the buffers to ``capacity`` slots; 0 on success, -1 if out of memory."""
-        cdef void* p
+        cdef size_t c = capacity
         if capacity <= self.capacity:
             return 0
-        p = realloc(self.X, <size_t> capacity * self.d * sizeof(double))
-        if p == NULL:
+        if (_grow(<void**> &self.X, c * self.d * sizeof(double))
+                or _grow(<void**> &self.sqnorm, c * sizeof(double))
+                or _grow(<void**> &self.l1norm, c * sizeof(double))
+                or _grow(<void**> &self.alpha, c * sizeof(double))
+                or _grow(<void**> &self.stamp, c * sizeof(long long))
+                or _grow(<void**> &self.krow, c * sizeof(double))):
             return -1
-        self.X = <double*> p
-        p = realloc(self.sqnorm, capacity * sizeof(double))
-        if p == NULL:
-            return -1
-        self.sqnorm = <double*> p
-        p = realloc(self.l1norm, capacity * sizeof(double))
-        if p == NULL:
-            return -1
-        self.l1norm = <double*> p
-        p = realloc(self.alpha, capacity * sizeof(double))
-        if p == NULL:
-            return -1
-        self.alpha = <double*> p
-        p = realloc(self.stamp, capacity * sizeof(long long))
-        if p == NULL:
-            return -1
-        self.stamp = <long long*> p
-        p = realloc(self.krow, capacity * sizeof(double))
-        if p == NULL:
-            return -1
-        self.krow = <double*> p
         self.capacity = capacity
         return 0
 
@@ -625,7 +617,130 @@ cdef double _norm1(const double* A, int n, int ld) noexcept nogil:
     return best
 
 
-cdef class GramInverse:
+cdef class GramDictionary:
+    """Base of the incremental dictionaries: the Gram matrix ``K_S`` and a second
+    ``|S| x |S|`` matrix ``M`` (``K_S^{-1}`` or a Cholesky factor), both column-major
+    with leading dimension ``capacity``, grown on demand when ``growable``.
+
+    Subclasses implement the typed ``residual`` (the ALD residual and an
+    auxiliary vector), ``add``, ``remove`` and ``to_beta`` (turn the auxiliary
+    vector into ``K_S^{-1} k``); the Python surface below is shared.
+    """
+
+    def __cinit__(self, int capacity, bint growable=False):
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        self.n = 0
+        self.capacity = 0
+        self.growable = growable
+        self.K = NULL
+        self.M = NULL
+        self.work = NULL
+        if self.reserve(capacity) != 0:
+            raise MemoryError(f"cannot allocate a {capacity} x {capacity} dictionary")
+
+    def __dealloc__(self):
+        free(self.K)
+        free(self.M)
+        free(self.work)
+
+    cdef int reserve(self, int capacity) noexcept nogil:
+        if capacity <= self.capacity:
+            return 0
+        if _relayout(&self.K, self.n, self.capacity, capacity) != 0:
+            return -1
+        if _relayout(&self.M, self.n, self.capacity, capacity) != 0:
+            return -1
+        if _grow(<void**> &self.work, 3 * capacity * sizeof(double)) != 0:
+            return -1
+        self.capacity = capacity
+        return 0
+
+    cdef inline int make_room(self) noexcept nogil:
+        """0 if one more point fits (growing if allowed), -1 otherwise."""
+        if self.n < self.capacity:
+            return 0
+        if not self.growable:
+            return -1
+        return self.reserve(2 * self.capacity)
+
+    cdef inline void set_gram_column(self, const double* k, double kxx) noexcept nogil:
+        """Write row/column ``n`` of ``K_S`` (the point being appended)."""
+        cdef int j, n = self.n, ld = self.capacity
+        for j in range(n):
+            self.K[j + <Py_ssize_t> n * ld] = k[j]
+            self.K[n + <Py_ssize_t> j * ld] = k[j]
+        self.K[n + <Py_ssize_t> n * ld] = kxx
+
+    cdef double residual(self, const double* k, double kxx, double* aux) noexcept nogil:
+        return fmax(kxx, 0.0)
+
+    cdef int add(self, const double* k, double kxx, const double* aux, double alpha) noexcept nogil:
+        return -1
+
+    cdef void remove(self, int i) noexcept nogil:
+        pass
+
+    cdef void to_beta(self, double* aux) noexcept nogil:
+        pass
+
+    # -- Python surface ---------------------------------------------------------
+
+    @property
+    def size(self):
+        return self.n
+
+    @property
+    def max_size(self):
+        return self.capacity
+
+    @property
+    def gram(self):
+        """Copy of ``K_S``."""
+        return _block_copy(self.K, self.n, self.capacity)
+
+    def ald(self, k, double kxx):
+        """``(alpha, beta)``: the ALD residual of a point and ``beta = K_S^{-1} k``.
+
+        ``k`` is the point's kernel column against the dictionary, ``kxx`` its
+        ``k(x, x)``; ``alpha = kxx - k^T K_S^{-1} k`` clamped at 0.
+        """
+        kv = _column(k, self.n)
+        aux = np.zeros(self.n)
+        cdef const double[::1] kk = kv
+        cdef double[::1] a = aux
+        alpha = self.residual(&kk[0] if self.n else NULL, kxx, &a[0] if self.n else NULL)
+        if self.n:
+            self.to_beta(&a[0])
+        return alpha, aux
+
+    def append(self, k, double kxx):
+        """Add a point from its kernel column and ``k(x, x)``; returns its ALD residual.
+
+        Raises ``ValueError`` if the residual is zero (the point is linearly
+        dependent on the dictionary) or the dictionary is full.
+        """
+        kv = _column(k, self.n)
+        aux = np.zeros(self.n)
+        cdef const double[::1] kk = kv
+        cdef double[::1] a = aux
+        alpha = self.residual(&kk[0] if self.n else NULL, kxx, &a[0] if self.n else NULL)
+        if self.add(&kk[0] if self.n else NULL, kxx, &a[0] if self.n else NULL, alpha) < 0:
+            raise ValueError(_refusal(alpha, self.n, self.capacity, self.growable))
+        return alpha
+
+    def delete(self, int i):
+        """Remove point ``i`` (later points shift down by one)."""
+        if not 0 <= i < self.n:
+            raise IndexError(f"index {i} out of range for a dictionary of size {self.n}")
+        self.remove(i)
+
+    def __reduce__(self):
+        return (_rebuild_gram, (type(self), self.capacity, self.growable, self.gram,
+                                _block_copy(self.M, self.n, self.capacity)))
+
+
+cdef class GramInverse(GramDictionary):
     """The Gram matrix ``K_S`` of a dictionary and its inverse, kept incrementally.
 
     Adding ``x`` with kernel column ``k = k_S(x)`` and ``kxx = k(x, x)`` is the
@@ -646,70 +761,33 @@ cdef class GramInverse:
     exactly, and ``GramCholesky`` is the stable alternative.
     """
 
-    def __cinit__(self, int capacity, bint growable=False):
-        if capacity < 1:
-            raise ValueError(f"capacity must be >= 1, got {capacity}")
-        self.n = 0
-        self.capacity = 0
-        self.growable = growable
-        self.K = NULL
-        self.Kinv = NULL
-        self.work = NULL
-        if self.reserve(capacity) != 0:
-            raise MemoryError("cannot allocate the Gram inverse")
-
-    def __dealloc__(self):
-        free(self.K)
-        free(self.Kinv)
-        free(self.work)
-
-    cdef int reserve(self, int capacity) noexcept nogil:
-        cdef void* p
-        if capacity <= self.capacity:
-            return 0
-        if _relayout(&self.K, self.n, self.capacity, capacity) != 0:
-            return -1
-        if _relayout(&self.Kinv, self.n, self.capacity, capacity) != 0:
-            return -1
-        p = realloc(self.work, 2 * capacity * sizeof(double))
-        if p == NULL:
-            return -1
-        self.work = <double*> p
-        self.capacity = capacity
-        return 0
-
     cdef double residual(self, const double* k, double kxx, double* beta) noexcept nogil:
         """``beta = K_S^{-1} k``; returns ``max(kxx - k^T beta, 0)``."""
         if self.n == 0:
             return fmax(kxx, 0.0)
-        dgemv(b"N", &self.n, &self.n, &ONE, self.Kinv, &self.capacity, <double*> k, &INC1,
+        dgemv(b"N", &self.n, &self.n, &ONE, self.M, &self.capacity, <double*> k, &INC1,
               &ZERO, beta, &INC1)
         return fmax(kxx - ddot(&self.n, <double*> k, &INC1, beta, &INC1), 0.0)
 
     cdef int add(self, const double* k, double kxx, const double* beta, double alpha) noexcept nogil:
-        """Append the point with column ``k``; ``beta``, ``alpha`` from ``residual``.
+        """Append the point; ``beta``, ``alpha`` from ``residual``.
 
         Returns the new index, or -1 if ``alpha <= 0`` (the point lies in the
-        span: its Gram matrix would be singular) or the capacity is reached.
+        span: its Gram matrix would be singular) or there is no room.
         """
         cdef int i, n = self.n, ld
         cdef double inv_a
-        if not alpha > 0.0:
+        if not alpha > 0.0 or self.make_room() != 0:
             return -1
-        if n == self.capacity:
-            if not self.growable or self.reserve(2 * self.capacity) != 0:
-                return -1
         ld = self.capacity
         inv_a = 1.0 / alpha
         if n > 0:
-            dger(&n, &n, &inv_a, <double*> beta, &INC1, <double*> beta, &INC1, self.Kinv, &ld)
+            dger(&n, &n, &inv_a, <double*> beta, &INC1, <double*> beta, &INC1, self.M, &ld)
         for i in range(n):
-            self.Kinv[i + <Py_ssize_t> n * ld] = -beta[i] * inv_a
-            self.Kinv[n + <Py_ssize_t> i * ld] = -beta[i] * inv_a
-            self.K[i + <Py_ssize_t> n * ld] = k[i]
-            self.K[n + <Py_ssize_t> i * ld] = k[i]
-        self.Kinv[n + <Py_ssize_t> n * ld] = inv_a
-        self.K[n + <Py_ssize_t> n * ld] = kxx
+            self.M[i + <Py_ssize_t> n * ld] = -beta[i] * inv_a
+            self.M[n + <Py_ssize_t> i * ld] = -beta[i] * inv_a
+        self.M[n + <Py_ssize_t> n * ld] = inv_a
+        self.set_gram_column(k, kxx)
         self.n = n + 1
         return n
 
@@ -721,75 +799,30 @@ cdef class GramInverse:
         if i < 0 or i >= self.n:
             return
         m = self.n - 1
-        q = self.Kinv[i + <Py_ssize_t> i * ld]
+        q = self.M[i + <Py_ssize_t> i * ld]
         for j in range(self.n):
             if j != i:
-                p[j if j < i else j - 1] = self.Kinv[j + <Py_ssize_t> i * ld]
-        _delete_index(self.Kinv, self.n, ld, i)
+                p[j if j < i else j - 1] = self.M[j + <Py_ssize_t> i * ld]
+        _delete_index(self.M, self.n, ld, i)
         _delete_index(self.K, self.n, ld, i)
         self.n = m
         if m > 0:
             neg_inv_q = -1.0 / q
-            dger(&m, &m, &neg_inv_q, p, &INC1, p, &INC1, self.Kinv, &ld)
-
-    # -- Python surface ---------------------------------------------------------
-
-    @property
-    def size(self):
-        return self.n
-
-    @property
-    def gram(self):
-        return _block_copy(self.K, self.n, self.capacity)
+            dger(&m, &m, &neg_inv_q, p, &INC1, p, &INC1, self.M, &ld)
 
     @property
     def inverse(self):
-        return _block_copy(self.Kinv, self.n, self.capacity)
-
-    def ald(self, k, double kxx):
-        """``(alpha, beta)``: the ALD residual and ``K_S^{-1} k`` for a column ``k``."""
-        kv = _column(k, self.n)
-        beta = np.zeros(self.n)
-        cdef double[::1] b = beta
-        cdef const double[::1] kk = kv
-        alpha = self.residual(&kk[0] if self.n else NULL, kxx, &b[0] if self.n else NULL)
-        return alpha, beta
-
-    def append(self, k, double kxx):
-        """Add a point given its kernel column ``k`` against the dictionary and ``k(x,x)``.
-
-        Returns the ALD residual of the point; raises ``ValueError`` if it is
-        zero (linearly dependent) or the capacity is reached.
-        """
-        alpha, beta = self.ald(k, kxx)
-        kv = _column(k, self.n)
-        cdef const double[::1] kk = kv
-        cdef const double[::1] b = beta
-        if self.add(&kk[0] if self.n else NULL, kxx, &b[0] if self.n else NULL, alpha) < 0:
-            raise ValueError(_refusal(alpha, self.n, self.capacity))
-        return alpha
-
-    def delete(self, int i):
-        if not 0 <= i < self.n:
-            raise IndexError(f"index {i} out of range for a dictionary of size {self.n}")
-        self.remove(i)
+        """Copy of ``K_S^{-1}``."""
+        return _block_copy(self.M, self.n, self.capacity)
 
     def condition_number(self):
         """``cond_1(K_S) = ||K_S||_1 ||K_S^{-1}||_1`` (1.0 for an empty dictionary)."""
         if self.n == 0:
             return 1.0
-        return _norm1(self.K, self.n, self.capacity) * _norm1(self.Kinv, self.n, self.capacity)
-
-    def __reduce__(self):
-        return (_rebuild_gram, (GramInverse, self.capacity, self.growable,
-                                {"K": self.gram, "Kinv": self.inverse}))
+        return _norm1(self.K, self.n, self.capacity) * _norm1(self.M, self.n, self.capacity)
 
 
-# ----------------------------------------------------------------------------
-# Cholesky-based dictionary: stable under near-duplicates
-# ----------------------------------------------------------------------------
-
-cdef class GramCholesky:
+cdef class GramCholesky(GramDictionary):
     """The Gram matrix ``K_S = L L^T`` of a dictionary through its Cholesky factor.
 
     Adding a point appends the row ``[c^T, sqrt(alpha)]`` with
@@ -801,62 +834,25 @@ cdef class GramCholesky:
     ``condition_number`` estimates ``cond_1(K_S)`` with LAPACK ``dpocon``.
     """
 
-    def __cinit__(self, int capacity, bint growable=False):
-        if capacity < 1:
-            raise ValueError(f"capacity must be >= 1, got {capacity}")
-        self.n = 0
-        self.capacity = 0
-        self.growable = growable
-        self.K = NULL
-        self.L = NULL
-        self.work = NULL
-        if self.reserve(capacity) != 0:
-            raise MemoryError("cannot allocate the Cholesky factor")
-
-    def __dealloc__(self):
-        free(self.K)
-        free(self.L)
-        free(self.work)
-
-    cdef int reserve(self, int capacity) noexcept nogil:
-        cdef void* p
-        if capacity <= self.capacity:
-            return 0
-        if _relayout(&self.K, self.n, self.capacity, capacity) != 0:
-            return -1
-        if _relayout(&self.L, self.n, self.capacity, capacity) != 0:
-            return -1
-        p = realloc(self.work, 3 * capacity * sizeof(double))
-        if p == NULL:
-            return -1
-        self.work = <double*> p
-        self.capacity = capacity
-        return 0
-
     cdef double residual(self, const double* k, double kxx, double* c) noexcept nogil:
         """``c = L^{-1} k``; returns ``max(kxx - ||c||^2, 0)``."""
         if self.n == 0:
             return fmax(kxx, 0.0)
         dcopy(&self.n, <double*> k, &INC1, c, &INC1)
-        dtrsv(b"L", b"N", b"N", &self.n, self.L, &self.capacity, c, &INC1)
+        dtrsv(b"L", b"N", b"N", &self.n, self.M, &self.capacity, c, &INC1)
         return fmax(kxx - ddot(&self.n, c, &INC1, c, &INC1), 0.0)
 
     cdef int add(self, const double* k, double kxx, const double* c, double alpha) noexcept nogil:
         """Append the point; ``c`` and ``alpha`` from ``residual``. -1 if refused."""
         cdef int j, n = self.n, ld
-        if not alpha > 0.0:
+        if not alpha > 0.0 or self.make_room() != 0:
             return -1
-        if n == self.capacity:
-            if not self.growable or self.reserve(2 * self.capacity) != 0:
-                return -1
         ld = self.capacity
         for j in range(n):
-            self.L[n + <Py_ssize_t> j * ld] = c[j]
-            self.L[j + <Py_ssize_t> n * ld] = 0.0
-            self.K[n + <Py_ssize_t> j * ld] = k[j]
-            self.K[j + <Py_ssize_t> n * ld] = k[j]
-        self.L[n + <Py_ssize_t> n * ld] = sqrt(alpha)
-        self.K[n + <Py_ssize_t> n * ld] = kxx
+            self.M[n + <Py_ssize_t> j * ld] = c[j]
+            self.M[j + <Py_ssize_t> n * ld] = 0.0
+        self.M[n + <Py_ssize_t> n * ld] = sqrt(alpha)
+        self.set_gram_column(k, kxx)
         self.n = n + 1
         return n
 
@@ -871,11 +867,11 @@ cdef class GramCholesky:
         # drop row i in every column (columns stay; rows below move up)
         for j in range(self.n):
             if m - i > 0:
-                memmove(self.L + <Py_ssize_t> j * ld + i, self.L + <Py_ssize_t> j * ld + i + 1,
+                memmove(self.M + <Py_ssize_t> j * ld + i, self.M + <Py_ssize_t> j * ld + i + 1,
                         (m - i) * sizeof(double))
         # rows r >= i now have an entry at column r+1: rotate columns (r, r+1)
         for r in range(i, m):
-            colr = self.L + <Py_ssize_t> r * ld
+            colr = self.M + <Py_ssize_t> r * ld
             a = colr[r]
             b = colr[ld + r]
             h = hypot(a, b)
@@ -889,56 +885,21 @@ cdef class GramCholesky:
         _delete_index(self.K, self.n, ld, i)
         self.n = m
 
+    cdef void to_beta(self, double* c) noexcept nogil:
+        """``c = L^{-1} k``  ->  ``K_S^{-1} k = L^{-T} c``."""
+        dtrsv(b"L", b"T", b"N", &self.n, self.M, &self.capacity, c, &INC1)
+
     cdef void solve(self, double* b) noexcept nogil:
         """``b <- K_S^{-1} b`` by two triangular solves."""
         if self.n == 0:
             return
-        dtrsv(b"L", b"N", b"N", &self.n, self.L, &self.capacity, b, &INC1)
-        dtrsv(b"L", b"T", b"N", &self.n, self.L, &self.capacity, b, &INC1)
-
-    # -- Python surface ---------------------------------------------------------
-
-    @property
-    def size(self):
-        return self.n
-
-    @property
-    def gram(self):
-        return _block_copy(self.K, self.n, self.capacity)
+        dtrsv(b"L", b"N", b"N", &self.n, self.M, &self.capacity, b, &INC1)
+        self.to_beta(b)
 
     @property
     def factor(self):
         """The lower-triangular ``L`` with ``L @ L.T == K_S``."""
-        return np.tril(_block_copy(self.L, self.n, self.capacity))
-
-    def ald(self, k, double kxx):
-        """``(alpha, beta)``: the ALD residual and ``K_S^{-1} k``."""
-        kv = _column(k, self.n)
-        c = np.zeros(self.n)
-        cdef double[::1] cc = c
-        cdef const double[::1] kk = kv
-        alpha = self.residual(&kk[0] if self.n else NULL, kxx, &cc[0] if self.n else NULL)
-        beta = kv.copy()
-        cdef double[::1] bb = beta
-        if self.n:
-            self.solve(&bb[0])
-        return alpha, beta
-
-    def append(self, k, double kxx):
-        """Add a point given its kernel column and ``k(x,x)``; returns its ALD residual."""
-        kv = _column(k, self.n)
-        c = np.zeros(self.n)
-        cdef double[::1] cc = c
-        cdef const double[::1] kk = kv
-        alpha = self.residual(&kk[0] if self.n else NULL, kxx, &cc[0] if self.n else NULL)
-        if self.add(&kk[0] if self.n else NULL, kxx, &cc[0] if self.n else NULL, alpha) < 0:
-            raise ValueError(_refusal(alpha, self.n, self.capacity))
-        return alpha
-
-    def delete(self, int i):
-        if not 0 <= i < self.n:
-            raise IndexError(f"index {i} out of range for a dictionary of size {self.n}")
-        self.remove(i)
+        return np.tril(_block_copy(self.M, self.n, self.capacity))
 
     def condition_number(self):
         """LAPACK's estimate of ``cond_1(K_S)`` from the Cholesky factor (``dpocon``)."""
@@ -949,12 +910,8 @@ cdef class GramCholesky:
         anorm = _norm1(self.K, self.n, self.capacity)
         iwork = np.empty(self.n, dtype=np.intc)
         cdef int[::1] iw = iwork
-        dpocon(b"L", &self.n, self.L, &self.capacity, &anorm, &rcond, self.work, &iw[0], &info)
+        dpocon(b"L", &self.n, self.M, &self.capacity, &anorm, &rcond, self.work, &iw[0], &info)
         return np.inf if rcond == 0.0 else 1.0 / rcond
-
-    def __reduce__(self):
-        return (_rebuild_gram, (GramCholesky, self.capacity, self.growable,
-                                {"K": self.gram, "L": self.factor}))
 
 
 cdef object _block_copy(const double* A, int n, int ld):
@@ -967,6 +924,14 @@ cdef object _block_copy(const double* A, int n, int ld):
     return out
 
 
+cdef void _fill_block(double* A, int ld, B) except *:
+    cdef const double[:, ::1] b = np.ascontiguousarray(B, dtype=np.float64)
+    cdef Py_ssize_t i, j
+    for i in range(b.shape[0]):
+        for j in range(b.shape[1]):
+            A[i + j * ld] = b[i, j]
+
+
 cdef object _column(k, int n):
     kv = np.ascontiguousarray(k, dtype=np.float64).reshape(-1)
     if kv.shape[0] != n:
@@ -976,45 +941,22 @@ cdef object _column(k, int n):
     return kv
 
 
-def _refusal(alpha, n, capacity):
-    if n >= capacity:
+def _refusal(alpha, n, capacity, growable):
+    if n >= capacity and not growable:
         return f"dictionary is full (capacity {capacity})"
     return (f"ALD residual is {alpha!r}: the point is linearly dependent on the "
             "dictionary and its Gram matrix would be singular")
 
 
-def _rebuild_gram(cls, capacity, growable, blocks):
-    obj = cls(capacity, growable)
-    _restore_gram(obj, blocks)
+def _rebuild_gram(cls, capacity, growable, K, M):
+    cdef GramDictionary obj = cls(capacity, growable)
+    n = K.shape[0]
+    if obj.reserve(n) != 0:
+        raise MemoryError("cannot restore the dictionary")
+    _fill_block(obj.K, obj.capacity, K)
+    _fill_block(obj.M, obj.capacity, M)
+    obj.n = n
     return obj
-
-
-cdef _restore_gram(obj, dict blocks):
-    cdef GramInverse gi
-    cdef GramCholesky gc
-    n = blocks["K"].shape[0]
-    if isinstance(obj, GramInverse):
-        gi = obj
-        if gi.reserve(n) != 0:
-            raise MemoryError
-        _fill_block(gi.K, gi.capacity, blocks["K"])
-        _fill_block(gi.Kinv, gi.capacity, blocks["Kinv"])
-        gi.n = n
-    else:
-        gc = obj
-        if gc.reserve(n) != 0:
-            raise MemoryError
-        _fill_block(gc.K, gc.capacity, blocks["K"])
-        _fill_block(gc.L, gc.capacity, blocks["L"])
-        gc.n = n
-
-
-cdef _fill_block(double* A, int ld, B):
-    cdef const double[:, ::1] b = np.ascontiguousarray(B, dtype=np.float64)
-    cdef Py_ssize_t i, j
-    for i in range(b.shape[0]):
-        for j in range(b.shape[1]):
-            A[i + j * ld] = b[i, j]
 
 
 # ----------------------------------------------------------------------------

@@ -143,6 +143,14 @@ def check_int(value, name, *, low=None, high=None):
     return value
 
 
+def check_decayed_rate(eta, lam):
+    """``eta * lam < 1``: eq. (9) of Kivinen et al. needs ``eta_t < 1/lambda`` so that
+    the decay ``1 - eta_t lambda`` of the old coefficients stays positive."""
+    if eta * lam >= 1.0:
+        raise ValueError(f"eta * lam must be < 1 (eq. (9) needs eta_t < 1/lambda), got "
+                         f"eta={eta}, lam={lam}")
+
+
 def check_choice(value, name, choices):
     if value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")

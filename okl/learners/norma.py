@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from okl._validation import check_choice, check_int, check_real, check_seed
+from okl._validation import check_choice, check_decayed_rate, check_int, check_real, check_seed
 from okl.kernels import check_kernel
 from okl.learners._norma import NORMACore
 from okl.learners.base import OnlineLearner
@@ -118,9 +118,7 @@ class NORMA(_KernelExpansion, OnlineLearner, NORMACore):
         self.eta = check_real(eta, "eta", low=0, low_open=True)
         self.schedule = check_choice(schedule, "schedule", {"constant", "sqrt"})
         self.lam = check_real(lam, "lam", low=0)
-        if self.eta * self.lam >= 1.0:
-            raise ValueError(f"eta * lam must be < 1 (eq. (9) needs eta_t < 1/lambda), got "
-                             f"eta={self.eta}, lam={self.lam}")
+        check_decayed_rate(self.eta, self.lam)
         self.rho = check_real(rho, "rho", low=0)
         self.nu = check_real(nu, "nu", low=0, high=1, low_open=True)
         self.epsilon = check_real(epsilon, "epsilon", low=0)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._validation import check_choice, check_real, check_seed
+from okl._validation import check_choice, check_decayed_rate, check_real, check_seed
 from okl.kernels import check_kernel
 from okl.learners._perceptron import KernelOGDCore, PerceptronCore
 from okl.learners.base import OnlineLearner
@@ -93,9 +93,7 @@ class KernelOGD(_KernelExpansion, OnlineLearner, KernelOGDCore):
         self.eta = check_real(eta, "eta", low=0, low_open=True)
         self.schedule = check_choice(schedule, "schedule", {"constant", "sqrt"})
         self.lam = check_real(lam, "lam", low=0)
-        if self.eta * self.lam >= 1.0:
-            raise ValueError(f"eta * lam must be < 1 (eq. (9) needs eta_t < 1/lambda), got "
-                             f"eta={self.eta}, lam={self.lam}")
+        check_decayed_rate(self.eta, self.lam)
         self.seed = check_seed(seed)
         self._core_setup(self.kernel, self.seed, self.loss in _CLASSIFICATION_LOSSES)
         self._ogd_setup(_LOSSES[self.loss], self.eta, self.lam, self.schedule == "sqrt")
