@@ -12,6 +12,7 @@ from okl._core import (
     kernel_matrix,
     regularized_projection,
 )
+from okl import datasets
 from okl.kernels import Gaussian, Kernel, Laplacian, Linear, Polynomial
 from okl.learners import NORMA, KernelOGD, OnlineLearner, Perceptron
 from okl.trace import Trace
@@ -21,5 +22,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Kernel", "Gaussian", "Polynomial", "Linear", "Laplacian",
     "SupportSet", "GramInverse", "GramCholesky", "kernel_matrix", "regularized_projection",
+    "datasets",
     "OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "Trace",
 ]

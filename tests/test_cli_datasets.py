@@ -57,3 +57,13 @@ def test_xor_stream_is_seeded_and_validated():
     assert set(np.unique(a[1])) <= {-1.0, 1.0}
     with pytest.raises(ValueError, match="n_features"):
         xor_stream(10, 1)
+
+
+def test_readme_tour_runs():
+    """The README's tour, as a user would paste it."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    tour = re.search(r"## A short tour\s+```python\n(.*?)```", readme, re.S).group(1)
+    exec(compile(tour, "README tour", "exec"), {})

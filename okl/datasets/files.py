@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
 
 
 def load_libsvm(path, *, n_features: int | None = None):
@@ -12,6 +11,8 @@ def load_libsvm(path, *, n_features: int | None = None):
     sets) are mapped to ``{-1, +1}``; a file with any other label set, or
     with more than two labels, raises ``ValueError``.
     """
+    from sklearn.datasets import load_svmlight_file  # scikit-learn's parser (C speed)
+
     try:
         X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
     except ValueError as exc:
