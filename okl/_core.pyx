@@ -187,11 +187,16 @@ cdef class Stream:
         self.sparse = not isinstance(X, np.ndarray)
         self._keep = (X, sqnorm, l1norm)
         if self.sparse:
-            values = X.data
-            idx = X.indices
-            ptr = X.indptr
-            self.data = &values[0] if values.shape[0] > 0 else NULL
-            self.indices = &idx[0] if idx.shape[0] > 0 else NULL
+            data, indices, indptr = X.data, X.indices, X.indptr
+            if data.shape[0] == 0:
+                # a CSR row must never carry indices == NULL (that marks a dense row)
+                data, indices = np.zeros(1), np.zeros(1, dtype=np.int32)
+            self._keep = (X, sqnorm, l1norm, data, indices, indptr)
+            values = data
+            idx = indices
+            ptr = indptr
+            self.data = &values[0]
+            self.indices = &idx[0]
             self.indptr = &ptr[0]
         else:
             dense = X

@@ -117,3 +117,17 @@ def test_wrong_dimension_rejected():
     with pytest.raises(ValueError, match="NaN"):
         S.push(np.array([1.0, np.nan, 0.0]), 1.0)
     assert S.size == 0
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=repr)
+def test_all_zero_csr_input(kernel):
+    """A CSR matrix without stored entries is a stream of zero rows, not dense rows."""
+    S = okl.SupportSet(kernel, 10, 4)
+    S.push(sp.csr_matrix((1, 10)), 1.0)
+    np.testing.assert_array_equal(S.vectors, np.zeros((1, 10)))
+    Z = sp.csr_matrix((5, 10))
+    np.testing.assert_allclose(S.kernel_rows(Z), ref_gram(kernel, np.zeros((5, 10)),
+                                                          np.zeros((1, 10))))
+    tr = okl.Perceptron(kernel=kernel).run(Z, np.ones(5))
+    np.testing.assert_allclose(tr.scores, okl.Perceptron(kernel=kernel).run(
+        np.zeros((5, 10)), np.ones(5)).scores)
