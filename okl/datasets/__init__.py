@@ -3,7 +3,8 @@
 This is the foundation's part; cached downloads, CSV and the papers' streams
 (drifting mixtures, adversarial rescaling, prescribed spectra) build on it.
 """
+from okl.datasets.drifting import bayes_log_odds, drifting_mixture
 from okl.datasets.synthetic import xor_stream
 from okl.datasets.files import load_libsvm
 
-__all__ = ["xor_stream", "load_libsvm"]
+__all__ = ["xor_stream", "drifting_mixture", "bayes_log_odds", "load_libsvm"]

@@ -1,6 +1,7 @@
 """Online kernel learners: one module per family (see DESIGN.md)."""
 from okl.learners.base import OnlineLearner
+from okl.learners.alma import ALMA
 from okl.learners.norma import NORMA
 from okl.learners.perceptron import KernelOGD, Perceptron
 
-__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA"]
+__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA"]
