@@ -239,12 +239,16 @@ def overhead_table(cases, k, min_time):
     print("   " + row(("learner / stream", "T", "|S|", "kernel evals", "run", "rows", "ratio", ""),
                       widths))
     results = []
-    for name, X, y, make in cases:
+    for name, X, y, make, *window in cases:
         kernel = make().kernel
         tr = make().run(X, y)  # untimed: gives the added mask (and warms up)
-        added = np.diff(np.r_[0, tr.budget]) > 0
+        if window:  # truncated NORMA: terms enter on margin errors and leave after tau rounds
+            tau, rho = window
+            added, win = y * tr.scores <= rho, tau
+        else:
+            added, win = np.diff(np.r_[0, tr.budget]) > 0, None
         (t_run, t_rows), (tr, _) = best_of(
-            [lambda: make().run(X, y), lambda: stream_kernel_rows(kernel, X, added)],
+            [lambda: make().run(X, y), lambda: stream_kernel_rows(kernel, X, added, win)],
             k, min_time)
         evals = int(tr.budget[:-1].sum())
         ratio = t_run / t_rows
@@ -253,6 +257,23 @@ def overhead_table(cases, k, min_time):
                            fmt_s(t_rows), f"{ratio:.2f}x", verdict(ratio <= OVERHEAD_AIM)), widths))
     print()
     return results
+
+
+def norma_table(k, min_time, T_norma, tau=500, d=10):
+    """NORMA with truncation: cost against its kernel rows, memory against the stream length."""
+    X, y = dense_stream(T_norma, d=d)
+    kernel = gaussian_for(X, 0.25)
+    make = lambda: okl.NORMA(kernel=kernel, tau=tau, lam=0.01, eta=0.5, rho=1.0)
+    print(f"NORMA, tau = {tau}, d = {d}: the window is the whole memory")
+    res = overhead_table([(f"NORMA tau={tau}, dense d={d}", X, y, make, tau, 1.0)], k, min_time)
+    print("   stream length      max |S|   support-set capacity (floats held: capacity x d)")
+    for T in (T_norma // 10, T_norma // 2, T_norma):
+        learner = make()
+        tr = learner.run(X[:T], y[:T])
+        cap = learner.support_set.max_size
+        print(f"   {T:>13,}   {tr.max_budget:>9}   {cap:>10}  ({cap * d:,})")
+    print()
+    return res
 
 
 def speedup_table(X, y, kernel, k, min_time, eta, lam, T_ogd):
@@ -319,6 +340,7 @@ def main(args) -> int:
          lambda: okl.KernelOGD(kernel=kd, loss="hinge", eta=0.5, lam=1e-3)),
     ]
     ok1 = overhead_table(cases, k, min_time)
+    ok1 += norma_table(k, min_time, T_norma=10_000 if args.quick else 100_000)
 
     Xn, yn = Xd[:T_np], yd[:T_np]
     ok2 = speedup_table(Xn, yn, gaussian_for(Xn, 0.25), k, min_time, eta=0.5, lam=1e-3,

@@ -13,6 +13,10 @@ LEARNERS = [
     lambda: okl.KernelOGD(kernel=okl.Gaussian(1.0), loss="hinge", eta=0.3, lam=0.05,
                           schedule="sqrt"),
     lambda: okl.KernelOGD(kernel=okl.Laplacian(2.0), loss="squared", eta=0.2),
+    lambda: okl.NORMA(kernel=okl.Gaussian(1.0), tau=40, lam=0.1, offset=True),
+    lambda: okl.NORMA(kernel=okl.Gaussian(1.0), loss="nu_epsilon", nu=0.3, schedule="sqrt",
+                      track_norm=True),
+    lambda: okl.ALMA(kernel=okl.Gaussian(1.0), alpha=0.5),
 ]
 
 
