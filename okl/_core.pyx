@@ -53,11 +53,28 @@ cdef inline KernelParams _params_of(object kernel) except *:
 
 cdef double kernel_self(const KernelParams* kp, const Row* x) noexcept nogil:
     """``k(x, x)``."""
+    cdef double v, out
+    cdef int k
     if kp.kind == KERNEL_GAUSSIAN or kp.kind == KERNEL_LAPLACIAN:
         return 1.0
     if kp.kind == KERNEL_POLYNOMIAL:
-        return pow(kp.gamma * x.sqnorm + kp.coef0, kp.degree)
+        v = kp.gamma * x.sqnorm + kp.coef0
+        out = v
+        for k in range(1, kp.degree):
+            out *= v
+        return out
     return x.sqnorm
+
+
+cdef extern from "_vexp.h":
+    void okl_exp_nonpositive(double* x, int n) noexcept nogil
+    void okl_exp_scaled(double* out, int n, double gamma) noexcept nogil
+    void okl_dense_dots(const double* S, int ld, int n, int d, const double* x,
+                        double* out) noexcept nogil
+    void okl_sparse_dots(const double* S, int ld, int n, const int* idx, const double* val,
+                         int nnz, double* out) noexcept nogil
+    int okl_sq_dists(double* out, const double* s_sq, double x_sq, int n,
+                     double rel) noexcept nogil
 
 
 # Where ||s||^2 + ||x||^2 - 2<s, x> is below this fraction of ||s||^2 + ||x||^2 the
@@ -66,93 +83,77 @@ cdef double kernel_self(const KernelParams* kp, const Row* x) noexcept nogil:
 cdef double CANCELLATION = 1e-4
 
 
-cdef double _sq_dist_exact(const double* s, int d, const Row* x) noexcept nogil:
-    """``||s - x||^2`` summed term by term (CSR indices must be sorted)."""
+cdef double _dist_exact(const double* s, int ld, int d, const Row* x, bint l1) noexcept nogil:
+    """``||s - x||^2`` (or ``||s - x||_1``) term by term; ``s`` has stride ``ld``.
+
+    CSR indices must be sorted (``okl._validation`` sorts them)."""
     cdef int j, k = 0
     cdef double acc = 0.0, v
-    if x.indices == NULL:
-        for j in range(d):
-            v = s[j] - x.data[j]
-            acc += v * v
-        return acc
     for j in range(d):
-        if k < x.nnz and x.indices[k] == j:
-            v = s[j] - x.data[k]
+        if x.indices == NULL:
+            v = s[<Py_ssize_t> j * ld] - x.data[j]
+        elif k < x.nnz and x.indices[k] == j:
+            v = s[<Py_ssize_t> j * ld] - x.data[k]
             k += 1
         else:
-            v = s[j]
-        acc += v * v
+            v = s[<Py_ssize_t> j * ld]
+        acc += fabs(v) if l1 else v * v
     return acc
 
 
-cdef double _l1_dist_exact(const double* s, int d, const Row* x) noexcept nogil:
-    """``||s - x||_1`` summed term by term (CSR indices must be sorted)."""
-    cdef int j, k = 0
-    cdef double acc = 0.0
-    if x.indices == NULL:
-        for j in range(d):
-            acc += fabs(s[j] - x.data[j])
-        return acc
-    for j in range(d):
-        if k < x.nnz and x.indices[k] == j:
-            acc += fabs(s[j] - x.data[k])
-            k += 1
-        else:
-            acc += fabs(s[j])
-    return acc
-
-
-cdef void kernel_row(const KernelParams* kp, const double* S, const double* s_sq,
+cdef void kernel_row(const KernelParams* kp, const double* S, int ld, const double* s_sq,
                      const double* s_l1, int n, int d, const Row* x,
                      double* out) noexcept nogil:
-    """``out[i] = k(x, S[i])`` for the ``n`` rows of the row-major ``S``.
+    """``out[i] = k(x, s_i)`` for the ``n`` support vectors stored feature-major
+    (``s_i[j] = S[i + j * ld]``).
 
-    Dense rows: one ``dgemv`` for the inner products, then the kernel from the
-    cached squared norms.  CSR rows: the inner products gather the row's
-    non-zeros.  Gaussian/Laplacian distances that cancel (near-duplicates) are
-    recomputed exactly.
+    Inner products: one ``dgemv`` for a dense row; one axpy over a contiguous
+    column per non-zero for a CSR row.  Gaussian/Laplacian distances that
+    cancel (near-duplicates) are recomputed exactly, and the exponentials go
+    through a vectorized loop (``_vexp.h``).
     """
-    cdef int i, k
-    cdef double acc, v
-    cdef const double* s
+    cdef int i, j, k
+    cdef double v, xj
+    cdef const double* col
     if n <= 0:
         return
     if kp.kind == KERNEL_LAPLACIAN:
-        for i in range(n):
-            s = S + <Py_ssize_t> i * d
-            if x.indices == NULL:
-                acc = 0.0
-                for k in range(d):
-                    acc += fabs(s[k] - x.data[k])
-            else:
-                # ||s - x||_1 = ||s||_1 + sum over x's non-zeros of |s_j - x_j| - |s_j|
-                acc = s_l1[i]
-                for k in range(x.nnz):
-                    v = s[x.indices[k]]
-                    acc += fabs(v - x.data[k]) - fabs(v)
-                if acc < CANCELLATION * (s_l1[i] + x.l1norm):
-                    acc = _l1_dist_exact(s, d, x)
-            out[i] = exp(-kp.gamma * acc)
+        if x.indices == NULL:
+            memset(out, 0, n * sizeof(double))
+            for j in range(d):
+                col = S + <Py_ssize_t> j * ld
+                xj = x.data[j]
+                for i in range(n):
+                    out[i] += fabs(col[i] - xj)
+        else:
+            # ||s - x||_1 = ||s||_1 + sum over x's non-zeros of |s_j - x_j| - |s_j|
+            memcpy(out, s_l1, n * sizeof(double))
+            for k in range(x.nnz):
+                col = S + <Py_ssize_t> x.indices[k] * ld
+                xj = x.data[k]
+                for i in range(n):
+                    out[i] += fabs(col[i] - xj) - fabs(col[i])
+            for i in range(n):
+                if out[i] < CANCELLATION * (s_l1[i] + x.l1norm):
+                    out[i] = _dist_exact(S + i, ld, d, x, True)
+        okl_exp_scaled(out, n, kp.gamma)
         return
     if x.indices == NULL:
-        dgemv(b"T", &d, &n, &ONE, <double*> S, &d, <double*> x.data, &INC1,
-              &ZERO, out, &INC1)
+        okl_dense_dots(S, ld, n, d, x.data, out)
     else:
-        for i in range(n):
-            s = S + <Py_ssize_t> i * d
-            acc = 0.0
-            for k in range(x.nnz):
-                acc += s[x.indices[k]] * x.data[k]
-            out[i] = acc
+        okl_sparse_dots(S, ld, n, x.indices, x.data, x.nnz, out)
     if kp.kind == KERNEL_GAUSSIAN:
-        for i in range(n):
-            acc = s_sq[i] + x.sqnorm - 2.0 * out[i]
-            if acc < CANCELLATION * (s_sq[i] + x.sqnorm):
-                acc = _sq_dist_exact(S + <Py_ssize_t> i * d, d, x)
-            out[i] = exp(-kp.gamma * acc)
+        if okl_sq_dists(out, s_sq, x.sqnorm, n, CANCELLATION) > 0:
+            for i in range(n):
+                if out[i] < CANCELLATION * (s_sq[i] + x.sqnorm):
+                    out[i] = _dist_exact(S + i, ld, d, x, False)
+        okl_exp_scaled(out, n, kp.gamma)
     elif kp.kind == KERNEL_POLYNOMIAL:
         for i in range(n):
-            out[i] = pow(kp.gamma * out[i] + kp.coef0, kp.degree)
+            v = kp.gamma * out[i] + kp.coef0
+            out[i] = v
+            for k in range(1, kp.degree):
+                out[i] *= v
 
 
 # ----------------------------------------------------------------------------
@@ -251,8 +252,11 @@ cdef class SupportSet:
 
     Notes
     -----
-    ``remove`` preserves the order of the remaining vectors (index ``0`` is
-    the oldest survivor), and shifts the last kernel row accordingly.
+    The vectors are stored feature-major (``s_i[j] = X[i + j * capacity]``), so
+    a kernel row is one ``dgemv`` (dense input) or one contiguous axpy per
+    non-zero (CSR input).  ``remove`` preserves the order of the remaining
+    vectors (index ``0`` is the oldest survivor); ``swap_remove`` is O(d) and
+    does not.  Both move the last kernel row along with the vectors.
     """
 
     def __cinit__(self, kernel, int d, int capacity, bint growable=False):
@@ -272,7 +276,8 @@ cdef class SupportSet:
         self.alpha = NULL
         self.stamp = NULL
         self.krow = NULL
-        if self.reserve(capacity) != 0:
+        self.rowbuf = <double*> malloc(d * sizeof(double))
+        if self.rowbuf == NULL or self.reserve(capacity) != 0:
             raise MemoryError(f"cannot allocate a support set of {capacity} x {d}")
 
     def __dealloc__(self):
@@ -282,38 +287,53 @@ cdef class SupportSet:
         free(self.alpha)
         free(self.stamp)
         free(self.krow)
+        free(self.rowbuf)
 
     cdef int reserve(self, int capacity) noexcept nogil:
         """Grow the buffers to ``capacity`` slots; 0 on success, -1 if out of memory."""
         cdef size_t c = capacity
+        cdef double* X
+        cdef int j
         if capacity <= self.capacity:
             return 0
-        if (_grow(<void**> &self.X, c * self.d * sizeof(double))
-                or _grow(<void**> &self.sqnorm, c * sizeof(double))
+        X = <double*> malloc(c * self.d * sizeof(double))
+        if X == NULL:
+            return -1
+        for j in range(self.d):  # columns move to the new leading dimension
+            if self.n > 0:
+                memcpy(X + j * c, self.X + <Py_ssize_t> j * self.capacity, self.n * sizeof(double))
+        if (_grow(<void**> &self.sqnorm, c * sizeof(double))
                 or _grow(<void**> &self.l1norm, c * sizeof(double))
                 or _grow(<void**> &self.alpha, c * sizeof(double))
                 or _grow(<void**> &self.stamp, c * sizeof(long long))
                 or _grow(<void**> &self.krow, c * sizeof(double))):
+            free(X)
             return -1
+        free(self.X)
+        self.X = X
         self.capacity = capacity
         return 0
 
+    cdef inline void write_row(self, int i, const Row* x) noexcept nogil:
+        cdef int j, k
+        cdef Py_ssize_t ld = self.capacity
+        if x.indices == NULL:
+            for j in range(self.d):
+                self.X[i + j * ld] = x.data[j]
+        else:
+            for j in range(self.d):
+                self.X[i + j * ld] = 0.0
+            for k in range(x.nnz):
+                self.X[i + x.indices[k] * ld] = x.data[k]
+        self.sqnorm[i] = x.sqnorm
+        self.l1norm[i] = x.l1norm
+
     cdef int add(self, const Row* x, double a, long long stamp) noexcept nogil:
         """Append ``x`` with coefficient ``a``; its index, or -1 when full."""
-        cdef int k
-        cdef double* dst
         if self.n == self.capacity:
             if not self.growable or self.reserve(2 * self.capacity) != 0:
                 return -1
-        dst = self.X + <Py_ssize_t> self.n * self.d
-        if x.indices == NULL:
-            memcpy(dst, x.data, self.d * sizeof(double))
-        else:
-            memset(dst, 0, self.d * sizeof(double))
-            for k in range(x.nnz):
-                dst[x.indices[k]] = x.data[k]
-        self.sqnorm[self.n] = x.sqnorm
-        self.l1norm[self.n] = x.l1norm
+        self.write_row(self.n, x)
         self.alpha[self.n] = a
         self.stamp[self.n] = stamp
         self.n += 1
@@ -321,12 +341,13 @@ cdef class SupportSet:
 
     cdef void remove(self, int i) noexcept nogil:
         """Delete slot ``i``; later slots move down by one."""
-        cdef int tail = self.n - i - 1
+        cdef int j, tail = self.n - i - 1
         if i < 0 or i >= self.n:
             return
         if tail > 0:
-            memmove(self.X + <Py_ssize_t> i * self.d, self.X + <Py_ssize_t> (i + 1) * self.d,
-                    <size_t> tail * self.d * sizeof(double))
+            for j in range(self.d):
+                memmove(self.X + <Py_ssize_t> j * self.capacity + i,
+                        self.X + <Py_ssize_t> j * self.capacity + i + 1, tail * sizeof(double))
             memmove(self.sqnorm + i, self.sqnorm + i + 1, tail * sizeof(double))
             memmove(self.l1norm + i, self.l1norm + i + 1, tail * sizeof(double))
             memmove(self.alpha + i, self.alpha + i + 1, tail * sizeof(double))
@@ -336,12 +357,12 @@ cdef class SupportSet:
 
     cdef void swap_remove(self, int i) noexcept nogil:
         """Delete slot ``i`` in O(d) by moving the last slot into it (order not kept)."""
-        cdef int last = self.n - 1
+        cdef int j, last = self.n - 1
         if i < 0 or i > last:
             return
         if i != last:
-            memcpy(self.X + <Py_ssize_t> i * self.d, self.X + <Py_ssize_t> last * self.d,
-                   self.d * sizeof(double))
+            for j in range(self.d):
+                self.X[i + <Py_ssize_t> j * self.capacity] = self.X[last + <Py_ssize_t> j * self.capacity]
             self.sqnorm[i] = self.sqnorm[last]
             self.l1norm[i] = self.l1norm[last]
             self.alpha[i] = self.alpha[last]
@@ -351,22 +372,18 @@ cdef class SupportSet:
 
     cdef void replace(self, int i, const Row* x, double a, long long stamp) noexcept nogil:
         """Overwrite slot ``i`` with ``x`` and coefficient ``a``."""
-        cdef int k
-        cdef double* dst = self.X + <Py_ssize_t> i * self.d
-        if x.indices == NULL:
-            memcpy(dst, x.data, self.d * sizeof(double))
-        else:
-            memset(dst, 0, self.d * sizeof(double))
-            for k in range(x.nnz):
-                dst[x.indices[k]] = x.data[k]
-        self.sqnorm[i] = x.sqnorm
-        self.l1norm[i] = x.l1norm
+        self.write_row(i, x)
         self.alpha[i] = a
         self.stamp[i] = stamp
 
+    cdef void kernel_row_into(self, const Row* x, double* out) noexcept nogil:
+        """``out[i] = k(x, s_i)`` for every support vector."""
+        kernel_row(&self.kp, self.X, self.capacity, self.sqnorm, self.l1norm, self.n, self.d,
+                   x, out)
+
     cdef void fill_krow(self, const Row* x) noexcept nogil:
         """``krow[i] = k(x, s_i)`` for every support vector."""
-        kernel_row(&self.kp, self.X, self.sqnorm, self.l1norm, self.n, self.d, x, self.krow)
+        self.kernel_row_into(x, self.krow)
 
     cdef double score(self, const Row* x) noexcept nogil:
         """``sum_i alpha_i k(x, s_i)``; leaves the kernel row in ``krow``."""
@@ -381,8 +398,13 @@ cdef class SupportSet:
             dscal(&self.n, &c, self.alpha, &INC1)
 
     cdef void as_row(self, int i, Row* out) noexcept nogil:
-        """A dense ``Row`` view of support vector ``i``."""
-        out.data = self.X + <Py_ssize_t> i * self.d
+        """A dense ``Row`` holding a copy of support vector ``i``.
+
+        The copy lives in an internal buffer: valid until the next ``as_row``."""
+        cdef int j
+        for j in range(self.d):
+            self.rowbuf[j] = self.X[i + <Py_ssize_t> j * self.capacity]
+        out.data = self.rowbuf
         out.indices = NULL
         out.nnz = self.d
         out.sqnorm = self.sqnorm[i]
@@ -406,8 +428,11 @@ cdef class SupportSet:
     def vectors(self):
         """Copy of the stored support vectors, shape ``(size, d)``."""
         out = np.empty((self.n, self.d))
-        if self.n:
-            memcpy(<double*> cnp.PyArray_DATA(out), self.X, <size_t> self.n * self.d * sizeof(double))
+        cdef double[:, ::1] o = out
+        cdef int i, j
+        for i in range(self.n):
+            for j in range(self.d):
+                o[i, j] = self.X[i + <Py_ssize_t> j * self.capacity]
         return out
 
     @property
@@ -481,7 +506,7 @@ cdef class SupportSet:
         with nogil:
             for t in range(s.T):
                 s.row(t, &row)
-                kernel_row(&self.kp, self.X, self.sqnorm, self.l1norm, self.n, self.d, &row, &o[t, 0])
+                self.kernel_row_into(&row, &o[t, 0])
         return out
 
     def __reduce__(self):
@@ -500,11 +525,12 @@ def _rebuild_support_set(kernel, int d, int capacity, bint growable, X, alpha, s
     cdef SupportSet s = SupportSet(kernel, d, capacity, growable)
     cdef Py_ssize_t n = X.shape[0]
     cdef const double[:, ::1] Xv = np.ascontiguousarray(X, dtype=np.float64)
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, j
     if n > s.capacity and s.reserve(<int> n) != 0:
         raise MemoryError("cannot restore support set")
     for i in range(n):
-        memcpy(s.X + i * d, &Xv[i, 0], d * sizeof(double))
+        for j in range(d):
+            s.X[i + j * s.capacity] = Xv[i, j]
         s.alpha[i] = alpha[i]
         s.stamp[i] = stamp[i]
         s.sqnorm[i] = sqnorm[i]

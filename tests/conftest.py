@@ -1,10 +1,20 @@
 """Shared fixtures and independent oracles (scikit-learn / scipy, never okl)."""
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import settings
 from sklearn.metrics import pairwise
 
 import okl
+
+
+# CI explores the same hypothesis examples on every run (no flaky draws);
+# local runs keep hypothesis' random exploration.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def ref_gram(kernel, A, B):

@@ -4,7 +4,7 @@
 from libc.math cimport ceil, fabs, pow, sqrt, fmax
 from libc.stdlib cimport malloc, realloc, free
 
-from okl._core cimport Learner, Row, kernel_row, kernel_self
+from okl._core cimport Learner, Row, kernel_self
 
 import numpy as np
 
@@ -172,8 +172,7 @@ cdef class NORMACore(Learner):
                 dropped += c * self.sv.krow[i]
                 if self.track_norm and self.reserve_work(self.sv.n) == 0:
                     self.sv.as_row(i, &r)
-                    kernel_row(&self.sv.kp, self.sv.X, self.sv.sqnorm, self.sv.l1norm,
-                               self.sv.n, self.sv.d, &r, self.work)
+                    self.sv.kernel_row_into(&r, self.work)
                     fj = 0.0
                     for j in range(self.sv.n):
                         fj += self.coef(j, h) * self.work[j]
