@@ -67,8 +67,7 @@ cdef double kernel_self(const KernelParams* kp, const Row* x) noexcept nogil:
 
 
 cdef extern from "_vexp.h":
-    void okl_exp_nonpositive(double* x, int n) noexcept nogil
-    void okl_exp_scaled(double* out, int n, double gamma) noexcept nogil
+    void okl_exp_scaled(double* x, int n, double c) noexcept nogil
     void okl_dense_dots(const double* S, int ld, int n, int d, const double* x,
                         double* out) noexcept nogil
     void okl_sparse_dots(const double* S, int ld, int n, const int* idx, const double* val,
@@ -136,7 +135,7 @@ cdef void kernel_row(const KernelParams* kp, const double* S, int ld, const doub
             for i in range(n):
                 if out[i] < CANCELLATION * (s_l1[i] + x.l1norm):
                     out[i] = _dist_exact(S + i, ld, d, x, True)
-        okl_exp_scaled(out, n, kp.gamma)
+        okl_exp_scaled(out, n, -kp.gamma)
         return
     if x.indices == NULL:
         okl_dense_dots(S, ld, n, d, x.data, out)
@@ -147,7 +146,7 @@ cdef void kernel_row(const KernelParams* kp, const double* S, int ld, const doub
             for i in range(n):
                 if out[i] < CANCELLATION * (s_sq[i] + x.sqnorm):
                     out[i] = _dist_exact(S + i, ld, d, x, False)
-        okl_exp_scaled(out, n, kp.gamma)
+        okl_exp_scaled(out, n, -kp.gamma)
     elif kp.kind == KERNEL_POLYNOMIAL:
         for i in range(n):
             v = kp.gamma * out[i] + kp.coef0

@@ -25,15 +25,15 @@
 #endif
 
 OKL_CLONES
-static void okl_exp_nonpositive(double *x, int n)
-/* x[i] <- exp(min(x[i], 0)), max relative error 2.3e-16 (1 ulp) above 2.3e-308. */
+static void okl_exp_scaled(double *x, int n, double c)
+/* x[i] <- exp(min(c x[i], 0)), max relative error 2.3e-16 (1 ulp) above 2.3e-308. */
 {
     const double log2e = 1.4426950408889634074;
     const double ln2_hi = 6.93147180369123816490e-01;
     const double ln2_lo = 1.90821492927058770002e-10;
     const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
     for (int i = 0; i < n; i++) {
-        double v = x[i];
+        double v = c * x[i];
         double keep = v >= -708.39 ? 1.0 : 0.0;
         v = v >= -708.39 ? v : -708.39;
         v = v <= 0.0 ? v : 0.0;
@@ -109,14 +109,6 @@ static int okl_sq_dists(double *out, const double *s_sq, double x_sq, int n, dou
         out[i] = v;
     }
     return cancelled;
-}
-
-/* out[i] <- exp(-gamma * max(out[i], 0)) */
-OKL_CLONES
-static void okl_exp_scaled(double *out, int n, double gamma)
-{
-    for (int i = 0; i < n; i++) out[i] = -gamma * out[i];
-    okl_exp_nonpositive(out, n);
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
