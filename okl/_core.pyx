@@ -68,6 +68,7 @@ cdef double kernel_self(const KernelParams* kp, const Row* x) noexcept nogil:
 
 cdef extern from "_vexp.h":
     void okl_exp_scaled(double* x, int n, double c) noexcept nogil
+    double okl_dot(const double* a, const double* b, int n) noexcept nogil
     void okl_dense_dots(const double* S, int ld, int n, int d, const double* x,
                         double* out) noexcept nogil
     void okl_sparse_dots(const double* S, int ld, int n, const int* idx, const double* val,
@@ -389,7 +390,7 @@ cdef class SupportSet:
         if self.n == 0:
             return 0.0
         self.fill_krow(x)
-        return ddot(&self.n, self.alpha, &INC1, self.krow, &INC1)
+        return okl_dot(self.alpha, self.krow, self.n)
 
     cdef void scale(self, double c) noexcept nogil:
         """Multiply every coefficient by ``c``."""

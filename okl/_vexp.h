@@ -97,6 +97,23 @@ static void okl_sparse_dots(const double *S, int ld, int n, const int *idx, cons
     }
 }
 
+/* sum_i a[i] b[i]: the score of a kernel row, without a BLAS call (and without
+ * BLAS's threads competing for the cores in the round loop). */
+OKL_CLONES
+static double okl_dot(const double *a, const double *b, int n)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += a[i] * b[i];
+        s1 += a[i + 1] * b[i + 1];
+        s2 += a[i + 2] * b[i + 2];
+        s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < n; i++) s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
 /* Squared distances from inner products, in place: out[i] <- s_sq[i] + x_sq - 2 out[i].
  * Returns how many of them cancelled below `rel` times s_sq[i] + x_sq. */
 OKL_CLONES
