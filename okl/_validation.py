@@ -143,12 +143,21 @@ def check_int(value, name, *, low=None, high=None):
     return value
 
 
-def check_decayed_rate(eta, lam):
-    """``eta * lam < 1``: eq. (9) of Kivinen et al. needs ``eta_t < 1/lambda`` so that
-    the decay ``1 - eta_t lambda`` of the old coefficients stays positive."""
+def check_sgd_rate(eta, schedule, lam):
+    """``(eta, schedule, lam)`` of a stochastic gradient step with weight decay.
+
+    ``eta > 0``; ``schedule`` "constant" (``eta_t = eta``) or "sqrt"
+    (``eta / sqrt(t)``); ``lam >= 0`` with ``eta * lam < 1``: eq. (9) of Kivinen
+    et al. needs ``eta_t < 1/lambda`` so that the decay ``1 - eta_t lambda`` of the
+    old coefficients stays positive.
+    """
+    eta = check_real(eta, "eta", low=0, low_open=True)
+    schedule = check_choice(schedule, "schedule", {"constant", "sqrt"})
+    lam = check_real(lam, "lam", low=0)
     if eta * lam >= 1.0:
         raise ValueError(f"eta * lam must be < 1 (eq. (9) needs eta_t < 1/lambda), got "
                          f"eta={eta}, lam={lam}")
+    return eta, schedule, lam
 
 
 def check_choice(value, name, choices):

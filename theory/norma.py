@@ -736,10 +736,7 @@ def cumulative_risk_bound(m, lam, eta, c, X, R_reg_g):
     ValueError
         On any invalid argument (named in the message).
     """
-    m = _integer(m, "m", 1)
-    R = _nonnegative(R_reg_g, "R_reg_g")
-    _, a, b = risk_bound_constants(lam, eta, c, X)
-    return m * R + a * math.sqrt(m) + b
+    return _risk_bound(m, lam, eta, c, X, R_reg_g, truncated=False, constants="paper")
 
 
 def truncated_cumulative_risk_bound(m, lam, eta, c, X, R_reg_g, constants="paper"):
@@ -764,9 +761,14 @@ def truncated_cumulative_risk_bound(m, lam, eta, c, X, R_reg_g, constants="paper
     ValueError
         On any invalid argument (named in the message).
     """
+    return _risk_bound(m, lam, eta, c, X, R_reg_g, truncated=True, constants=constants)
+
+
+def _risk_bound(m, lam, eta, c, X, R_reg_g, truncated, constants):
+    """``m R_reg[g] + a sqrt(m) + b`` with the constants of Theorem 4 or 6."""
     m = _integer(m, "m", 1)
     R = _nonnegative(R_reg_g, "R_reg_g")
-    _, a, b = risk_bound_constants(lam, eta, c, X, truncated=True, constants=constants)
+    _, a, b = risk_bound_constants(lam, eta, c, X, truncated=truncated, constants=constants)
     return m * R + a * math.sqrt(m) + b
 
 

@@ -1,11 +1,10 @@
 """NORMA: the family of Kivinen, Smola & Williamson (2004)."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
-from okl._validation import check_choice, check_decayed_rate, check_int, check_real, check_seed
+from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
 from okl.kernels import check_kernel
 from okl.learners._norma import NORMACore
 from okl.learners.base import OnlineLearner
@@ -115,10 +114,7 @@ class NORMA(_KernelExpansion, OnlineLearner, NORMACore):
                  tau_power=None, tau_t0=0, track_norm=False, seed=None):
         self.kernel = check_kernel(kernel)
         self.loss = check_choice(loss, "loss", _LOSSES)
-        self.eta = check_real(eta, "eta", low=0, low_open=True)
-        self.schedule = check_choice(schedule, "schedule", {"constant", "sqrt"})
-        self.lam = check_real(lam, "lam", low=0)
-        check_decayed_rate(self.eta, self.lam)
+        self.eta, self.schedule, self.lam = check_sgd_rate(eta, schedule, lam)
         self.rho = check_real(rho, "rho", low=0)
         self.nu = check_real(nu, "nu", low=0, high=1, low_open=True)
         self.epsilon = check_real(epsilon, "epsilon", low=0)

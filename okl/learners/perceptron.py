@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._validation import check_choice, check_decayed_rate, check_real, check_seed
+from okl._validation import check_choice, check_seed, check_sgd_rate
 from okl.kernels import check_kernel
 from okl.learners._perceptron import KernelOGDCore, PerceptronCore
 from okl.learners.base import OnlineLearner
@@ -90,10 +90,7 @@ class KernelOGD(_KernelExpansion, OnlineLearner, KernelOGDCore):
                  seed=None):
         self.kernel = check_kernel(kernel)
         self.loss = check_choice(loss, "loss", _LOSSES)
-        self.eta = check_real(eta, "eta", low=0, low_open=True)
-        self.schedule = check_choice(schedule, "schedule", {"constant", "sqrt"})
-        self.lam = check_real(lam, "lam", low=0)
-        check_decayed_rate(self.eta, self.lam)
+        self.eta, self.schedule, self.lam = check_sgd_rate(eta, schedule, lam)
         self.seed = check_seed(seed)
         self._core_setup(self.kernel, self.seed, self.loss in _CLASSIFICATION_LOSSES)
         self._ogd_setup(_LOSSES[self.loss], self.eta, self.lam, self.schedule == "sqrt")

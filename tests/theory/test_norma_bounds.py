@@ -517,8 +517,8 @@ def test_drifting_target_known_path(seed, mode, angle, flip, mu, d):
     prefix = (np.cumsum(losses), np.cumsum(steps), np.cumsum(steps ** 2))
     assert path.D2 > 0 and path.B == pytest.approx(1.0)
     Xb = float(np.linalg.norm(X, axis=1).max())
-    out = _check_theorems_2_3(X, y, okl.Linear(), Xb, path.B, T, path.D1, path.D2,
-                              losses.sum(), mu, prefix=prefix)
+    _check_theorems_2_3(X, y, okl.Linear(), Xb, path.B, T, path.D1, path.D2,
+                        losses.sum(), mu, prefix=prefix)
     assert theorem3_parameters(Xb, path.B, T, path.D1, path.D2, losses.sum(), mu).lam > 0
 
 
