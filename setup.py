@@ -4,6 +4,8 @@ Every ``.pyx`` under ``okl/`` becomes one extension module; they share the
 typed declarations of ``okl/_core.pxd``.  BLAS and LAPACK come from SciPy's
 ``cython_blas`` / ``cython_lapack``, so nothing links against a system BLAS.
 """
+import os
+from fnmatch import fnmatch
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +16,14 @@ HERE = Path(__file__).parent
 
 
 def extensions():
+    # OKL_BUILD_ONLY="okl/learners/_alma.pyx" (a glob) rebuilds just those modules in
+    # place, so that work on one learner does not recompile (or race on) the others.
+    only = os.environ.get("OKL_BUILD_ONLY")
     mods = []
     for pyx in sorted((HERE / "okl").rglob("*.pyx")):
         rel = pyx.relative_to(HERE)
+        if only and not fnmatch(str(rel), only):
+            continue
         name = ".".join(rel.with_suffix("").parts)
         mods.append(
             Extension(
