@@ -1,7 +1,8 @@
 """Online kernel learners: one module per family (see DESIGN.md)."""
 from okl.learners.base import OnlineLearner
+from okl.learners.ahpatron import AVP, Ahpatron
 from okl.learners.alma import ALMA
 from okl.learners.norma import NORMA
 from okl.learners.perceptron import KernelOGD, Perceptron
 
-__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA"]
+__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron"]

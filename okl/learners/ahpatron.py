@@ -1,0 +1,302 @@
+"""AVP and Ahpatron: Liao, Li, Liao, Hu & Dang, *Ahpatron: A New Budgeted Online Kernel
+Learning Machine with Tighter Mistake Bound* (AAAI 2024)."""
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+
+from okl._validation import check_choice, check_int, check_real, check_seed
+from okl.kernels import check_kernel
+from okl.learners._ahpatron import AhpatronCore, AVPCore
+from okl.learners.base import OnlineLearner
+from okl.learners.perceptron import _KernelExpansion
+
+__all__ = ["AVP", "Ahpatron"]
+
+_SETTINGS = {"corollary1": 0, "corollary2": 1}
+
+class AVP(_KernelExpansion, OnlineLearner, AVPCore):
+    r"""AVP, the Aggressive Variant of Perceptron: Algorithm 1 of Liao et al. (AAAI 2024).
+
+    With ``f_1 = 0``, on round ``t`` predict ``sign(f_t(x_t))`` and, when
+    ``y_t f_t(x_t) < 1 - eps_t``, update
+
+    ``f_{t+1} = Proj_H(f_t + lambda_t y_t k(x_t, .))``,
+    ``Proj_H(g) = min{1, U / ||g||_H} g``
+
+    and add ``x_t`` to the (unbudgeted) support set.  ``U = inf`` means no projection.
+    The projection only rescales, so it is a lazy scale factor, and ``||f_t||_H^2`` is
+    kept by the recursion ``||f + a k_x||^2 = ||f||^2 + 2 a f(x) + a^2 k(x, x)``: a round
+    costs one kernel row.
+
+    ==================  ================================================================
+    ``setting``         ``lambda_t``, ``eps_t`` and ``U``
+    ==================  ================================================================
+    ``None``            constants ``lambda_t = lam`` (default 1), ``eps_t = eps``, the given
+                        ``U``; Theorem 3 needs (5): ``lam < 2``, ``lam / 2 < eps < 1``
+                        (not enforced, so that e.g. ``eps = 0`` can be studied).
+    ``"corollary1"``    Corollary 1: ``U = inf``, ``lambda_t = 1``, ``eps_t = eps`` in
+                        ``(1/2, 1)``; ``|M_T| <= 2 L_T(f) + ||f||^2 + (1 - 2 eps) |N_T|``.
+    ``"corollary2"``    Corollary 2: finite ``U``,
+                        ``lambda_t = U / sqrt(U^2 + sum_{tau <= t} I[y_tau f_tau(x_tau) <= 0])``
+                        (the sum includes round ``t``, as printed), ``eps_t = eps``.
+    ==================  ================================================================
+
+    Parameters
+    ----------
+    kernel : okl kernel, default ``Gaussian(1.0)``
+    U : float in (0, inf], default inf
+        Radius of the hypothesis ball ``H = {f : ||f||_H <= U}``.
+    eps : float in [0, 1], default 0.75
+        ``eps_t = eps``: the margin condition is ``y_t f_t(x_t) < 1 - eps``.  The paper
+        gives no default; 0.75 satisfies (5) in both corollaries.
+    lam : float > 0 or None, default None
+        Constant step ``lambda_t`` (``None``: 1, the Perceptron's step).  Must be None
+        under ``setting="corollary2"`` (the corollary defines ``lambda_t``) and None or 1
+        under ``"corollary1"``.
+    setting : {None, "corollary1", "corollary2"}, default None
+    seed : int, Generator or None
+        Unused (deterministic); kept for a uniform API.
+
+    Notes
+    -----
+    Condition (5), ``lambda_t / 2 < eps_t < 1``, is checked under the corollaries:
+    Corollary 1 needs ``eps`` in ``(1/2, 1)``.  In Corollary 2 ``lambda_t`` is
+    non-increasing and round 1 is always in ``M'_T`` (``f_1 = 0``), so
+    ``lambda_t <= lambda_1 = U / sqrt(U^2 + 1)`` and (5) holds for every ``t`` iff
+    ``eps > U / (2 sqrt(U^2 + 1))`` (and ``eps < 1``).
+
+    ``eps = 1`` makes the condition ``y f < 0``: from ``f_1 = 0`` AVP then never updates
+    (and ``|N_T| = 0``, as noted after Corollary 1), so it is *not* the Perceptron, which
+    updates on ``y f <= 0``; with ``U = inf``, ``lam = 1`` and ``eps`` just below 1 it
+    coincides with the Perceptron as long as no round has ``0 < y f < 1 - eps``.
+
+    ``Trace.losses`` holds the hinge loss ``max(0, 1 - y_t f_t(x_t))`` (its sum is
+    ``L_T(f_t)``); ``Trace.mistakes`` counts ``y_t f_t(x_t) <= 0``, i.e. ``M'_T``.
+    ``extras``: ``M_prime`` = ``|M'_T|`` = ``#{t : y_t f_t(x_t) <= 0}`` and
+    ``n_margin`` = ``|N_T|`` = ``#{t : 0 < y_t f_t(x_t) < 1 - eps_t}`` (Theorem 3),
+    ``n_updates`` (rounds whose condition fired: ``|M'_T| + |N_T|`` when ``eps < 1``),
+    ``norm_sq`` = ``||f_{T+1}||_H^2`` and ``lam_t``, the step of the last update.  All
+    counts run over every round the learner has seen.
+    """
+
+    _param_names = ("kernel", "U", "eps", "lam", "setting", "seed")
+
+    def __init__(self, kernel=None, *, U=math.inf, eps=0.75, lam=None, setting=None,
+                 seed=None):
+        self.kernel = check_kernel(kernel)
+        self.U = check_real(U, "U", low=0, low_open=True, allow_inf=True)
+        self.eps = check_real(eps, "eps", low=0, high=1)
+        self.lam = None if lam is None else check_real(lam, "lam", low=0, low_open=True)
+        self.setting = None if setting is None else check_choice(setting, "setting", _SETTINGS)
+        self.seed = check_seed(seed)
+        if self.setting == "corollary1":
+            if not math.isinf(self.U):
+                raise ValueError(f"U must be inf under setting='corollary1' (Corollary 1), "
+                                 f"got {self.U!r}")
+            if self.lam not in (None, 1.0):
+                raise ValueError(f"lam must be None or 1 under setting='corollary1' "
+                                 f"(Corollary 1 sets lambda_t = 1), got {self.lam!r}")
+            if not 0.5 < self.eps < 1.0:
+                raise ValueError(f"eps must be in (0.5, 1) under setting='corollary1' "
+                                 f"(Corollary 1), got {self.eps!r}")
+        elif self.setting == "corollary2":
+            if math.isinf(self.U):
+                raise ValueError("U must be finite under setting='corollary2' (Corollary 2)")
+            if self.lam is not None:
+                raise ValueError(f"lam must be None under setting='corollary2' (Corollary 2 "
+                                 f"defines lambda_t), got {self.lam!r}")
+            low = self.U / (2.0 * math.sqrt(self.U ** 2 + 1.0))
+            if not low < self.eps < 1.0:
+                raise ValueError(f"eps must be in ({low}, 1) under setting='corollary2': (5) "
+                                 f"needs lambda_t / 2 < eps_t < 1 with lambda_1 = "
+                                 f"U / sqrt(U^2 + 1), got {self.eps!r}")
+        self._core_setup(self.kernel, self.seed, True)
+        self._avp_setup(self.U, 1.0 if self.lam is None else self.lam, self.eps,
+                        1 if self.setting == "corollary2" else 0)
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """True coefficients of ``f_t = sum_i c_i k(x_i, .)`` on ``support_vectors``."""
+        return super().coefficients * self.coefficient_scale
+
+    @property
+    def norm_sq_(self) -> float:
+        """``||f_t||_H^2`` of the current hypothesis."""
+        return self._avp_values()["norm_sq"]
+
+    def _extras(self):
+        return self._avp_values()
+
+    def _state(self):
+        return self._avp_state()
+
+    def _restore(self, state):
+        self._avp_restore(state)
+
+
+class Ahpatron(_KernelExpansion, OnlineLearner, AhpatronCore):
+    r"""Ahpatron: Algorithm 2 of Liao et al. (AAAI 2024), AVP on a budget ``B``.
+
+    With ``f_1 = 0``, on round ``t``, when ``y_t f_t(x_t) < 1 - eps``:
+
+    * ``|S_t| < B`` (lines 6-8): ``f_{t+1} = Proj_H(f_t + lam y_t k(x_t, .))`` and
+      ``S_{t+1} = S_t + {x_t}``, as in AVP;
+    * ``|S_t| = B`` (lines 9-12): split ``S_t = S_{t,1} + S_{t,2}`` with
+      ``|S_{t,1}| = B/2`` and every ``|alpha|`` in ``S_{t,2}`` at least every ``|alpha|``
+      in ``S_{t,1}`` (so ``S_{t,1}``, the removed half, holds the *smallest*
+      coefficients); project ``f_{t,1}`` onto the span of ``S_{t,2}``, (6) with the
+      closed form (9) ``theta* = (K_2 + eta I)^{-1} K_21 alpha``; rescale to the sphere
+      ``||f|| = c_t U``, (7):
+      ``fbar_t = c_t U / ||f_{t,2} + fhat_{t,1}|| sum_{S_{t,2}} (alpha + theta*) k``;
+      then (8) ``f_{t+1} = Proj_H(fbar_t + lam y_t k(x_t, .))`` and
+      ``S_{t+1} = S_{t,2} + {x_t}``.
+
+    The budget is never exceeded (``|S_{t+1}| = B/2 + 1`` after a halving).  The Gram
+    matrix of the support set is kept incrementally from the kernel row each round's
+    score already computed, so a halving costs one Cholesky solve of size ``B/2``
+    (LAPACK ``dposv``, run on one BLAS thread), ``O(B^2)`` for the norms and no kernel
+    evaluation; amortized over the ``>= B/2`` updates between two halvings a round
+    costs ``O(max(d B, B^2))``, the paper's figure.
+
+    Parameters
+    ----------
+    kernel : okl kernel, default ``Gaussian(1.0)``
+    B : int
+        Budget: an even integer ``>= 2`` (``|S_{t,1}| = B/2``).
+    U : float > 0 or None, default None
+        Radius of ``H``; ``None`` is the experiments' ``sqrt(B) / 2``.
+    lam : float > 0 or None, default None
+        Step ``lambda``; ``None`` is the experiments' ``U / sqrt(4 B)`` (Theorem 6's
+        ``U / (2 sqrt(B))``; Theorem 4 uses ``sqrt(2) U / sqrt(B)``).
+    eps : float in [0, 1], default 0.5
+        Margin condition ``y_t f_t(x_t) < 1 - eps`` (the experiments pick the best of
+        0.5, ..., 0.9).
+    eta : float > 0, default 0.0005
+        Regularization of (6) / (9) (the experiments' value).
+    c : float in (0, 1] or None, default None
+        ``None``: ``c_t = ||f_t||_H / U`` (Theorem 6 and the experiments), so ``fbar_t``
+        keeps the norm of ``f_t``; a float: the constant ``c_t`` of Theorem 4 (0.6 there).
+    seed : int, Generator or None
+        Unused (deterministic); kept for a uniform API.
+
+    Notes
+    -----
+    Details the paper leaves open, and what is implemented:
+
+    * ties in ``|alpha|`` (common: before any projection every coefficient is
+      ``+-lam``): the split sorts by ``(|alpha|, age)``, so among equal ``|alpha|`` the
+      older vectors are removed first; the survivors keep their order.
+    * (7) projects onto the sphere ``||f|| = c_t U`` (not the ball), exactly as its
+      closed form; if ``f_{t,2} + fhat_{t,1} = 0`` the sphere projection is undefined and
+      ``fbar_t = 0`` is used.
+    * ``c_t = ||f_t|| / U`` and the removal distances use the exact Gram form
+      ``alpha^T K alpha`` at each halving (which also resyncs the recursion for
+      ``||f||^2``).
+    * ``Trace.losses`` holds the hinge loss ``max(0, 1 - y_t f_t(x_t))``.
+    * Algorithm 2 initializes ``f_0 = 0`` (read ``f_1 = 0``) and writes ``lambda_t`` in
+      line 7 but takes a constant ``lambda`` as input and in (8): ``lambda`` is constant.
+
+    ``extras``: ``M_prime`` = ``|M'_T|``, ``n_margin`` = ``|N_T|`` (Theorem 3's sets,
+    ``eps_t = eps``), ``n_updates``, ``removals`` (the halvings; Lemma 1 bounds them by
+    ``max(2 (|M'_T| + |N_T|) / B - 1, 0)``, given as ``removal_bound``), ``distances``
+    (``||f_t - fbar_t||_H`` at each removal), ``zeta_hat`` = ``sum distances / (U
+    |J|)`` (the smallest ``zeta`` for which (11) holds), ``zeta_max`` =
+    ``max distances / U``, ``norm_sq`` = ``||f_{T+1}||_H^2`` and ``lam_t``.
+
+    If ``K_2 + eta I`` is numerically not positive definite (only for a tiny ``eta``),
+    the run stops with ``numpy.linalg.LinAlgError``.
+    """
+
+    _param_names = ("kernel", "B", "U", "lam", "eps", "eta", "c", "seed")
+
+    def __init__(self, kernel=None, *, B, U=None, lam=None, eps=0.5, eta=0.0005, c=None,
+                 seed=None):
+        self.kernel = check_kernel(kernel)
+        self.B = check_int(B, "B", low=2)
+        if self.B % 2:
+            raise ValueError(f"B must be even (Algorithm 2 removes B/2 examples), got {self.B}")
+        self.U = None if U is None else check_real(U, "U", low=0, low_open=True)
+        self.lam = None if lam is None else check_real(lam, "lam", low=0, low_open=True)
+        self.eps = check_real(eps, "eps", low=0, high=1)
+        self.eta = check_real(eta, "eta", low=0, low_open=True)
+        self.c = None if c is None else check_real(c, "c", low=0, high=1, low_open=True)
+        self.seed = check_seed(seed)
+        self._core_setup(self.kernel, self.seed, True)
+        self._ahpatron_setup(self.B, self.U_, self.lam_, self.eps, self.eta,
+                             0.0 if self.c is None else self.c)
+
+    @property
+    def U_(self) -> float:
+        """The radius in use (``sqrt(B) / 2`` when ``U`` is None)."""
+        return math.sqrt(self.B) / 2.0 if self.U is None else self.U
+
+    @property
+    def lam_(self) -> float:
+        """The step in use (``U / sqrt(4 B)`` when ``lam`` is None)."""
+        return self.U_ / math.sqrt(4.0 * self.B) if self.lam is None else self.lam
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """True coefficients of ``f_t = sum_i c_i k(x_i, .)`` on ``support_vectors``."""
+        return super().coefficients * self.coefficient_scale
+
+    @property
+    def norm_sq_(self) -> float:
+        """``||f_t||_H^2`` of the current hypothesis."""
+        return self._avp_values()["norm_sq"]
+
+    @property
+    def removals(self) -> int:
+        """Halvings so far (the removing operations of Lemma 1)."""
+        return self._ahpatron_values()["removals"]
+
+    def _allocation(self):
+        return self.B, False  # halve before adding: |S| <= B always
+
+    def _extras(self):
+        out = self._ahpatron_values()
+        d = out["distances"]
+        U = self.U_
+        out["zeta_hat"] = float(d.sum() / (U * d.size)) if d.size else 0.0
+        out["zeta_max"] = float(d.max() / U) if d.size else 0.0
+        out["removal_bound"] = max(2.0 * (out["M_prime"] + out["n_margin"]) / self.B - 1.0,
+                                   0.0)
+        return out
+
+    def _raise_solve_failure(self, exc):
+        info = self._solve_info()
+        if info:
+            raise np.linalg.LinAlgError(
+                f"K_2 + eta I is not positive definite (LAPACK dposv info={info}) at round "
+                f"{self.n_rounds}; increase eta (eta={self.eta})") from exc
+        raise exc
+
+    _blas_in_round_loop = True  # a halving solves (9) with LAPACK at size B/2
+
+    def _blas_guard(self, n_rounds):
+        # one example can only trigger a halving when the support set is full
+        full = self.support_set is not None and self.support_set.size == self.B
+        if n_rounds == 1 and not full:
+            return contextlib.nullcontext()
+        return super()._blas_guard(n_rounds)
+
+    def run(self, X, y=None):
+        try:
+            return super().run(X, y)
+        except MemoryError as exc:
+            self._raise_solve_failure(exc)
+
+    def learn_one(self, x, y=None) -> None:
+        try:
+            super().learn_one(x, y)
+        except MemoryError as exc:
+            self._raise_solve_failure(exc)
+
+    def _state(self):
+        return self._ahpatron_state()
+
+    def _restore(self, state):
+        self._ahpatron_restore(state)
