@@ -17,6 +17,12 @@ LEARNERS = [
     lambda: okl.NORMA(kernel=okl.Gaussian(1.0), loss="nu_epsilon", nu=0.3, schedule="sqrt",
                       track_norm=True),
     lambda: okl.ALMA(kernel=okl.Gaussian(1.0), alpha=0.5),
+    lambda: okl.AVP(kernel=okl.Gaussian(1.0), U=3.0, setting="corollary2"),
+    lambda: okl.Ahpatron(kernel=okl.Gaussian(1.0), B=10),
+    lambda: okl.Forgetron(kernel=okl.Gaussian(1.0), B=12),
+    lambda: okl.RBP(kernel=okl.Gaussian(1.0), B=12, seed=3),
+    lambda: okl.BOGD(kernel=okl.Gaussian(1.0), B=12, eta=0.5, lam=0.01, seed=4),
+    lambda: okl.BOGDPP(kernel=okl.Gaussian(1.0), B=12, eta=0.5, lam=0.01, gamma=None, seed=5),
 ]
 
 

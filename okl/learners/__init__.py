@@ -2,7 +2,8 @@
 from okl.learners.base import OnlineLearner
 from okl.learners.ahpatron import AVP, Ahpatron
 from okl.learners.alma import ALMA
+from okl.learners.budget import BOGD, BOGDPP, RBP, Forgetron
 from okl.learners.norma import NORMA
 from okl.learners.perceptron import KernelOGD, Perceptron
 
-__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron"]
+__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron", "Forgetron", "RBP", "BOGD", "BOGDPP"]
