@@ -23,6 +23,8 @@ LEARNERS = [
     lambda: okl.RBP(kernel=okl.Gaussian(1.0), B=12, seed=3),
     lambda: okl.BOGD(kernel=okl.Gaussian(1.0), B=12, eta=0.5, lam=0.01, seed=4),
     lambda: okl.BOGDPP(kernel=okl.Gaussian(1.0), B=12, eta=0.5, lam=0.01, gamma=None, seed=5),
+    lambda: okl.Projectron(kernel=okl.Gaussian(1.0), eta=0.1),
+    lambda: okl.ProjectronPP(kernel=okl.Gaussian(1.0), eta=0.3),
 ]
 
 

@@ -1,0 +1,169 @@
+# cython: language_level=3
+"""Typed core of the Projectron and Projectron++ (Orabona, Keshet & Caputo, ICML 2008;
+*Bounded Kernel-Based Online Learning*, JMLR 10, 2009)."""
+
+from libc.math cimport sqrt, fmax, fmin
+from libc.stdlib cimport realloc, free
+
+from scipy.linalg.cython_blas cimport ddot
+
+from okl._core cimport Learner, Row, GramCholesky, kernel_self
+
+# what a margin error (0 < y f < 1) triggers
+cdef enum:
+    MARGIN_NONE = 0        # Projectron: updates on mistakes only
+    MARGIN_PAPER = 1       # Projectron++: the projected step of size tau_t, never adds
+    MARGIN_FULL = 2        # the Projectron step itself (project or add), as in the
+                           # Ahpatron authors' released code
+
+# an ALD residual ||delta_t||^2 <= ALD_TOL * k(x, x) is exact dependence up to round-off
+cdef double ALD_TOL = 1e-10
+
+cdef int INC1 = 1
+
+
+cdef class ProjectronCore(Learner):
+    """``f_t = sum_{i in S_t} alpha_i k(x_i, .)`` with ``K_S = L L^T`` kept by ``GramCholesky``.
+
+    The support set and the dictionary hold the same points in the same order:
+    a point enters both (``gram.add`` then ``sv.add``) or neither, and nothing is
+    ever removed.  ``beta`` is scratch: first ``c = L^{-1} k_S(x_t)`` (which gives
+    ``||delta_t||^2 = k(x_t, x_t) - ||c||^2`` and is what ``gram.add`` appends), then,
+    for a projected step, ``d* = K_S^{-1} k_S(x_t) = L^{-T} c``.
+    """
+    cdef double eta
+    cdef int margin
+    cdef GramCholesky gram
+    cdef double* beta
+    cdef int beta_size
+    cdef long long n_projected, n_added, n_margin
+
+    def __cinit__(self, *args, **kwargs):
+        self.beta = NULL
+        self.beta_size = 0
+        self.n_projected = 0
+        self.n_added = 0
+        self.n_margin = 0
+
+    def __dealloc__(self):
+        free(self.beta)
+
+    def _projectron_setup(self, double eta, int margin):
+        self.eta = eta
+        self.margin = margin
+        self.gram = GramCholesky(64, True)
+        self.n_projected = 0
+        self.n_added = 0
+        self.n_margin = 0
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        return self.sv.score(x)        # leaves k_S(x) in sv.krow
+
+    cdef double loss(self, double y, double f) noexcept nogil:
+        if self.margin == MARGIN_NONE:
+            return fmax(0.0, -y * f)    # Perceptron loss
+        return fmax(0.0, 1.0 - y * f)  # hinge loss, the l of Projectron++
+
+    cdef double residual(self, const Row* x, double* kxx) noexcept nogil:
+        """``||delta_t||^2 = k(x,x) - k^T K^{-1} k``, the squared distance of ``k(x_t, .)``
+        to the span of S; fills ``beta = c = L^{-1} k`` and ``kxx``.
+
+        Returns -1 if the scratch buffer cannot grow.
+        """
+        cdef int n = self.sv.n
+        cdef double res
+        cdef double* p
+        if n > self.beta_size:
+            p = <double*> realloc(self.beta, 2 * n * sizeof(double))
+            if p == NULL:
+                return -1.0
+            self.beta = p
+            self.beta_size = 2 * n
+        kxx[0] = kernel_self(&self.kp, x)
+        if n > 0:
+            res = self.gram.residual(self.sv.krow, kxx[0], self.beta)
+        else:
+            res = fmax(kxx[0], 0.0)
+        if res <= ALD_TOL * kxx[0]:
+            res = 0.0
+        return res
+
+    cdef void step(self, const Row* x, double y, double res, double kxx) noexcept nogil:
+        """The Projectron step: project if ``||delta_t|| <= eta``, else add ``x_t``."""
+        cdef int i
+        cdef double* a = self.sv.alpha
+        if sqrt(res) <= self.eta:
+            if self.sv.n > 0:
+                self.gram.to_beta(self.beta)        # c -> d* = K^{-1} k
+            for i in range(self.sv.n):
+                a[i] += y * self.beta[i]
+            self.n_projected += 1
+            return
+        # gram.add copies the kernel row before sv.add may move it
+        if self.gram.add(self.sv.krow, kxx, self.beta, res) < 0:
+            self.error = 1
+            return
+        if self.sv.add(x, y, self.t) < 0:
+            self.gram.remove(self.gram.n - 1)     # keep the two in lockstep
+            self.error = 1
+            return
+        self.n_added += 1
+
+    cdef void update(self, const Row* x, double y, double f) noexcept nogil:
+        cdef double m = y * f
+        cdef double kxx, res, delta, loss, pk2, tau
+        cdef double* a
+        cdef int i, n
+        if m <= 0.0 or (self.margin == MARGIN_FULL and m < 1.0):
+            res = self.residual(x, &kxx)
+            if res < 0.0:
+                self.error = 1
+                return
+            self.step(x, y, res, kxx)
+            if m > 0.0:
+                self.n_margin += 1
+            return
+        if self.margin != MARGIN_PAPER or m >= 1.0:
+            return
+        # Projectron++ margin error, 0 < y f < 1: f += y tau P(k(x, .)) if l > ||delta|| / eta
+        loss = 1.0 - m
+        res = self.residual(x, &kxx)
+        if res < 0.0:
+            self.error = 1
+            return
+        delta = sqrt(res)
+        if not self.eta * loss > delta:
+            return
+        n = self.sv.n
+        pk2 = ddot(&n, self.beta, &INC1, self.beta, &INC1)    # ||P k(x, .)||^2 = ||c||^2
+        if not pk2 > 0.0:
+            return
+        self.gram.to_beta(self.beta)
+        tau = fmin(fmin(loss / pk2, 2.0 * (loss - delta / self.eta) / pk2), 1.0)
+        a = self.sv.alpha
+        for i in range(n):
+            a[i] += y * tau * self.beta[i]
+        self.n_margin += 1
+
+    # -- inspection and pickling --------------------------------------------------
+
+    def _projectron_values(self):
+        out = {"projected_updates": self.n_projected, "added_vectors": self.n_added}
+        if self.margin != MARGIN_NONE:
+            out["margin_updates"] = self.n_margin
+        return out
+
+    def _projectron_state(self):
+        return {"gram": self.gram, "n_projected": self.n_projected, "n_added": self.n_added,
+                "n_margin": self.n_margin}
+
+    def _projectron_restore(self, state):
+        self.gram = state["gram"]
+        self.n_projected = state["n_projected"]
+        self.n_added = state["n_added"]
+        self.n_margin = state["n_margin"]
+
+    @property
+    def dictionary(self):
+        """The ``GramCholesky`` holding ``K_S`` and its Cholesky factor for the support set."""
+        return self.gram
