@@ -56,6 +56,33 @@ def positive(value, name):
     return value
 
 
+def real(value, name):
+    """A finite real number (bools rejected)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return value
+
+
+def nonnegative(value, name):
+    value = real(value, name)
+    if value < 0.0:
+        raise ValueError(f"{name} must be >= 0, got {value!r}")
+    return value
+
+
+def integer(value, name, low):
+    """An integer ``>= low`` (bools rejected)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value!r}")
+    return value
+
+
 def spectrum(K=None, eigenvalues=None):
     """Eigenvalues of a PSD kernel matrix, sorted decreasingly, clamped at 0.
 

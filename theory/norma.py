@@ -42,7 +42,6 @@ Depends only on numpy and scipy.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,33 +82,10 @@ __all__ = [
 
 # -- argument checks (every failure names the argument) ---------------------------------
 
-def _real(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return value
-
-
-def _positive(value, name):
-    return v.positive(value, name)
-
-
-def _nonnegative(value, name):
-    value = _real(value, name)
-    if value < 0.0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
-    return value
-
-
-def _integer(value, name, low):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value!r}")
-    return value
+_real = v.real
+_positive = v.positive
+_nonnegative = v.nonnegative
+_integer = v.integer
 
 
 def _rate(eta, lam, name_eta="eta", name_lam="lam"):
