@@ -11,7 +11,7 @@ from importlib import import_module
 EXPERIMENTS: dict = {}
 
 # modules whose experiments register themselves on import
-_MODULES = ("okl.experiments.norma", "okl.experiments.norma_bounds")
+_MODULES = ("okl.experiments.norma", "okl.experiments.norma_bounds", "okl.experiments.ahpatron")
 
 
 def register(name: str):
