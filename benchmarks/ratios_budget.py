@@ -286,12 +286,9 @@ def numpy_projectron(X, y, gamma, eta):
 
 
 def numpy_bogd(X, y, gamma, B, eta, lam, clip, seed):
-    """BOGD: hinge loss > 0 with a full set removes the support vector at arrival
-    position ``floor(u n)`` (``u = rng.random()``), survivors times
-    ``(1 - eta lam) n / (n - 1)``, every written coefficient clipped to ``+-eta clip``.
-
-    Vectors live in slots ``0..n-1`` (a removed vector's slot takes the new one);
-    ``order`` lists the slots by arrival, so a removal moves B ints, not B x d floats.
+    """BOGD: hinge loss > 0 with a full set removes the support vector in slot
+    ``floor(u n)`` (``u = rng.random()``) and the new one takes that slot; survivors
+    times ``(1 - eta lam) n / (n - 1)``, every written coefficient clipped to ``+-eta clip``.
     """
     rows, x_sq = _csr_rows(X)
     T, d = X.shape
@@ -299,7 +296,6 @@ def numpy_bogd(X, y, gamma, B, eta, lam, clip, seed):
     cap = math.inf if clip is None else eta * clip
     decay = 1.0 - eta * lam
     ST, s_sq, alpha = np.zeros((d, B)), np.empty(B), np.empty(B)
-    order = np.arange(B)
     n = 0
     scores = np.empty(T)
     for t in range(T):
@@ -321,11 +317,8 @@ def numpy_bogd(X, y, gamma, B, eta, lam, clip, seed):
             slot = n
             n += 1
         else:
-            pos = min(int(rng.random() * n), n - 1)
-            slot = order[pos]
+            slot = min(int(rng.random() * n), n - 1)
             np.clip(alpha * (decay * n / (n - 1.0)), -cap, cap, out=alpha)
-            order[pos:n - 1] = order[pos + 1:n]
-            order[n - 1] = slot
         ST[:, slot] = 0.0
         ST[idx, slot] = val
         s_sq[slot] = x_sq[t]

@@ -176,11 +176,12 @@ def rbp_oracle(kernel, X, y, B, seed):
         if y[t] * f <= 0:
             if len(S) == B:
                 k = min(int(rng.random() * B), B - 1)  # uniform over the support set
-                del S[k], a[k], stamps[k]
+                S[k], a[k], stamps[k] = Xd[t], y[t], t + 1  # the new one takes slot k
                 removed += 1
-            S.append(Xd[t])
-            a.append(y[t])
-            stamps.append(t + 1)
+            else:
+                S.append(Xd[t])
+                a.append(y[t])
+                stamps.append(t + 1)
         budget.append(len(S))
     return np.array(scores), np.array(budget), removed, np.array(stamps)
 
@@ -245,6 +246,8 @@ def bogd_oracle(kernel, X, y, *, B, eta, lam, gamma, nonuniform, seed):
             updates += 1
             if len(S) < B:
                 a = [decay * v for v in a]
+                S.append(Xd[t])
+                a.append(float(np.clip(eta * y[t], -cap, cap)))
             else:
                 u = rng.random()
                 if nonuniform:
@@ -258,12 +261,10 @@ def bogd_oracle(kernel, X, y, *, B, eta, lam, gamma, nonuniform, seed):
                     p = np.full(B, 1.0 / B)
                     k = min(int(u * B), B - 1)
                 # unbiased: survivor j divided by its survival probability 1 - p_j
-                a = [float(np.clip(decay * a[j] / (1 - p[j]), -cap, cap))
-                     for j in range(B) if j != k]
-                del S[k]
+                a = [float(np.clip(decay * a[j] / (1 - p[j]), -cap, cap)) if j != k else 0.0
+                     for j in range(B)]
+                S[k], a[k] = Xd[t], float(np.clip(eta * y[t], -cap, cap))  # takes slot k
                 removed += 1
-            S.append(Xd[t])
-            a.append(float(np.clip(eta * y[t], -cap, cap)))
         budget.append(len(S))
     return dict(scores=np.array(scores), budget=np.array(budget), removed=removed,
                 capped=capped_events, updates=updates, a=np.array(a))

@@ -27,6 +27,7 @@ cdef class ForgetronCore(Learner):
     for the current run, the shrink factor and round of every removal.
     """
     cdef int B
+    cdef int head                  # slot of the oldest support vector (a ring once full)
     cdef double Q
     cdef long long M
     cdef long long removals
@@ -52,6 +53,7 @@ cdef class ForgetronCore(Learner):
 
     def _forgetron_setup(self, int B):
         self.B = B
+        self.head = 0
         free(self.work)
         self.work = <double*> malloc(B * sizeof(double))
         if self.work == NULL:
@@ -77,7 +79,7 @@ cdef class ForgetronCore(Learner):
         return fmax(0.0, -y * f)
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
-        cdef int n = self.sv.n, j
+        cdef int n = self.sv.n, j, o
         cdef double sig, yr, fr, mu, a, b, c, disc, phi, s
         cdef Row r
         if y * f > 0.0:
@@ -87,16 +89,17 @@ cdef class ForgetronCore(Learner):
             if self.sv.add(x, y, self.t) < 0:
                 self.error = 1
             return
-        # r_t = min I_t, the oldest support vector (index 0); its coefficient is
-        # sigma_{r,t} y_r with sigma > 0
-        self.sv.as_row(0, &r)
+        # r_t = min I_t, the oldest support vector (slot ``head`` of the ring); its
+        # coefficient is sigma_{r,t} y_r with sigma > 0
+        o = self.head
+        self.sv.as_row(o, &r)
         self.sv.kernel_row_into(&r, self.work)
         fr = 0.0
         for j in range(n):
             fr += self.sv.alpha[j] * self.work[j]
-        fr += y * self.sv.krow[0]                         # f'_t = f_t + y_t k(x_t, .)
-        sig = fabs(self.sv.alpha[0])
-        yr = -1.0 if self.sv.alpha[0] < 0.0 else 1.0
+        fr += y * self.sv.krow[o]                         # f'_t = f_t + y_t k(x_t, .)
+        sig = fabs(self.sv.alpha[o])
+        yr = -1.0 if self.sv.alpha[o] < 0.0 else 1.0
         mu = yr * fr                                      # mu_t = y_r f'_t(x_r)
         # Psi(sig phi, phi mu) + Q - 15/32 M = a phi^2 + b phi + c
         a = sig * sig - 2.0 * sig * mu
@@ -115,10 +118,9 @@ cdef class ForgetronCore(Learner):
         self.Q += s * s + 2.0 * s - 2.0 * s * phi * mu    # Psi_t = Psi(sig phi, y_r f''_t(x_r))
         if phi != 1.0:
             self.sv.scale(phi)                            # f''_t = phi_t f'_t ...
-        self.sv.remove(0)                                 # ... minus the oldest term
-        if self.sv.add(x, phi * y, self.t) < 0:           # sigma_{t,t+1} = phi_t
-            self.error = 1
-            return
+        # ... minus the oldest term, whose slot the new one takes: O(d), no shifting
+        self.sv.replace(o, x, phi * y, self.t)            # sigma_{t,t+1} = phi_t
+        self.head = (o + 1) % self.B
         self.removals += 1
         if self.phi_out != NULL and self.n_out < self.cap_out:
             self.phi_out[self.n_out] = phi
@@ -134,9 +136,10 @@ cdef class ForgetronCore(Learner):
         return (self._phi_buffer[:self.n_out].copy(), self._round_buffer[:self.n_out].copy())
 
     def _forgetron_state(self):
-        return {"Q": self.Q, "M": self.M, "removals": self.removals}
+        return {"Q": self.Q, "M": self.M, "removals": self.removals, "head": self.head}
 
     def _forgetron_restore(self, state):
+        self.head = state["head"]
         self.Q = state["Q"]
         self.M = state["M"]
         self.removals = state["removals"]
@@ -171,9 +174,9 @@ cdef class RBPCore(Learner):
             k = <int> (self.uniform() * n)                # one draw: floor(u n)
             if k >= n:
                 k = n - 1
-            self.sv.remove(k)
+            self.sv.replace(k, x, y, self.t)              # the new vector takes slot k
             self.removals += 1
-        if self.sv.add(x, y, self.t) < 0:
+        elif self.sv.add(x, y, self.t) < 0:
             self.error = 1
 
     def _rbp_values(self):
@@ -320,6 +323,8 @@ cdef class BOGDCore(Learner):
         if n < self.B:
             if decay != 1.0:
                 self.sv.scale(decay)
+            if self.sv.add(x, self.clip(self.eta * y), self.t) < 0:
+                self.error = 1
         else:
             u = self.uniform()                            # one draw per removal
             if self.nonuniform:
@@ -337,10 +342,8 @@ cdef class BOGDCore(Learner):
                     for j in range(n):
                         if j != k:
                             self.sv.alpha[j] = self.clip(factor * self.sv.alpha[j])
-            self.sv.remove(k)
+            self.sv.replace(k, x, self.clip(self.eta * y), self.t)   # takes slot k
             self.removals += 1
-        if self.sv.add(x, self.clip(self.eta * y), self.t) < 0:
-            self.error = 1
 
     def _removal_probabilities(self):
         """``p_j`` of the next removal for the current support set (inspection)."""

@@ -27,7 +27,7 @@ class _Budgeted(_KernelExpansion):
 
     @property
     def support_rounds(self) -> np.ndarray:
-        """Round (1-based) at which each support vector entered, oldest first."""
+        """Round (1-based) at which each support vector entered (in storage order)."""
         return np.empty(0, np.int64) if self.support_set is None else self.support_set.stamps
 
 
@@ -77,8 +77,10 @@ class Forgetron(_Budgeted, OnlineLearner, ForgetronCore):
     LIBOL/KOL ``forgetron.m`` uses ``|f'_t(x_r)|`` for ``mu_t`` and the larger root when
     ``a < 0``, both departures from the paper, not followed).  ``M_t``
     counts the current mistake, as the paper's ``M_t = M_{t-1} + 1`` precedes the
-    shrinking step.  Support vectors are kept in order of arrival (index 0 is
-    ``r_t``), so the support set is always the last ``B`` mistakes.
+    shrinking step.  The support set is always the last ``B`` mistakes, stored in a
+    ring: the new example takes the slot of ``r_t``, so forgetting costs O(d); the
+    accessors (``support_vectors``, ``coefficients``, ``support_rounds``) list them
+    oldest first.
     ``Trace.losses`` holds the Perceptron loss ``max(0, -y_t f_t(x_t))``;
     ``Trace.extras``: ``removals``, ``Q`` and ``M`` (cumulative), and for the run's
     own removals their shrink factors ``phi`` and rounds ``removal_rounds``.
@@ -120,6 +122,23 @@ class Forgetron(_Budgeted, OnlineLearner, ForgetronCore):
         extras["phi"], extras["removal_rounds"] = self._forgetron_record()
         return extras
 
+    def _arrival_order(self):
+        s = self.support_set
+        return np.argsort(s.stamps, kind="stable") if s is not None else np.empty(0, int)
+
+    @property
+    def support_vectors(self) -> np.ndarray:
+        """Support vectors, oldest first (stored in a ring)."""
+        return super().support_vectors[self._arrival_order()]
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        return super().coefficients[self._arrival_order()]
+
+    @property
+    def support_rounds(self) -> np.ndarray:
+        return super().support_rounds[self._arrival_order()]
+
     def _state(self):
         return self._forgetron_state()
 
@@ -148,8 +167,9 @@ class RBP(_Budgeted, OnlineLearner, RBPCore):
     -----
     Randomness: exactly one draw ``u = uniform()`` from the learner's generator per
     mistake made with a full support set (``|S_t| = B``), taken before the removal;
-    no draw otherwise.  The removed index is ``floor(u B)`` in the support set kept
-    in order of arrival (index 0 the oldest).  ``np.random.default_rng(seed).random()``
+    no draw otherwise.  The removed vector is the one in slot ``floor(u B)`` of the
+    support set (storage order, see ``support_rounds``), and the new example takes
+    its slot (O(d), no shifting).  ``np.random.default_rng(seed).random()``
     reproduces the draws.  ``Trace.losses`` holds ``max(0, -y_t f_t(x_t))``;
     ``Trace.extras["removals"]`` the removals so far.
     """
@@ -239,7 +259,8 @@ class BOGD(_Budgeted, OnlineLearner, BOGDCore):
     survivors by ``B / (B - 1)`` (with the decay, ``(1 - eta lam) B / (B - 1)``).
     Randomness: exactly one draw ``u = uniform()`` per round with positive hinge loss
     and a full support set, taken before the removal; the removed index is
-    ``floor(u B)`` (support vectors in order of arrival).  ``Trace.losses`` holds the
+    ``floor(u B)`` in storage order, and the new example takes that slot.
+    ``Trace.losses`` holds the
     hinge loss ``max(0, 1 - y_t f_t(x_t))``; ``Trace.extras``: ``removals`` and
     ``n_updates`` (rounds with positive hinge loss), cumulative.
     """)
@@ -300,7 +321,7 @@ class BOGDPP(BOGD):
     Randomness: exactly one draw ``u = uniform()`` per round with positive hinge loss
     and a full support set, taken before the removal; the removed index is the
     smallest ``k`` with ``u sum_j p_j < p_0 + ... + p_k`` (inverse CDF over the
-    support vectors in order of arrival).  The Ahpatron authors' R code divides every
+    support vectors in storage order), and the new example takes slot ``k``.  The Ahpatron authors' R code divides every
     survivor by ``1 - p_k`` of the *removed* vector, which is not unbiased; the
     per-survivor ``1 - p_j`` (JSAT, and the unbiasedness argument) is implemented.
     ``Trace.losses`` holds the hinge loss; ``Trace.extras``: ``removals`` and
