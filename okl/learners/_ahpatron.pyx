@@ -6,6 +6,7 @@ from libc.stdlib cimport malloc, realloc, free, qsort
 from libc.string cimport memcpy
 
 from okl._core cimport Learner, Row, kernel_self, regularized_projection_c
+from scipy.linalg.cython_blas cimport ddot, dsymv
 
 import numpy as np
 
@@ -161,6 +162,7 @@ cdef class AhpatronCore(AVPCore):
     cdef double* K2
     cdef double* K21
     cdef double* work
+    cdef double* qtmp
     cdef double* a1
     cdef double* theta
     cdef double* v
@@ -178,6 +180,7 @@ cdef class AhpatronCore(AVPCore):
         self.K2 = NULL
         self.K21 = NULL
         self.work = NULL
+        self.qtmp = NULL
         self.a1 = NULL
         self.theta = NULL
         self.v = NULL
@@ -197,6 +200,7 @@ cdef class AhpatronCore(AVPCore):
         free(self.K2)
         free(self.K21)
         free(self.work)
+        free(self.qtmp)
         free(self.a1)
         free(self.theta)
         free(self.v)
@@ -205,7 +209,7 @@ cdef class AhpatronCore(AVPCore):
         free(self.keep)
         free(self.drop)
         free(self.dist)
-        self.K = self.K2 = self.K21 = self.work = NULL
+        self.K = self.K2 = self.K21 = self.work = self.qtmp = NULL
         self.a1 = self.theta = self.v = self.delta = self.dist = NULL
         self.order = NULL
         self.keep = self.drop = NULL
@@ -225,6 +229,7 @@ cdef class AhpatronCore(AVPCore):
         self.K2 = <double*> malloc(m * m * sizeof(double))
         self.K21 = <double*> malloc(m * m * sizeof(double))
         self.work = <double*> malloc(m * m * sizeof(double))
+        self.qtmp = <double*> malloc(b * sizeof(double))
         self.a1 = <double*> malloc(m * sizeof(double))
         self.theta = <double*> malloc(m * sizeof(double))
         self.v = <double*> malloc(m * sizeof(double))
@@ -233,6 +238,7 @@ cdef class AhpatronCore(AVPCore):
         self.keep = <int*> malloc(m * sizeof(int))
         self.drop = <int*> malloc(m * sizeof(int))
         if (self.K == NULL or self.K2 == NULL or self.K21 == NULL or self.work == NULL
+                or self.qtmp == NULL
                 or self.a1 == NULL or self.theta == NULL or self.v == NULL
                 or self.delta == NULL or self.order == NULL or self.keep == NULL
                 or self.drop == NULL):
@@ -240,6 +246,13 @@ cdef class AhpatronCore(AVPCore):
 
     cdef inline double gram(self, int i, int j) noexcept nogil:
         return self.K[i + <Py_ssize_t> j * self.B]
+
+    cdef double quad_form(self, double* A, int n, int ld, double* v) noexcept nogil:
+        """``v^T A v`` for the symmetric ``A`` (BLAS ``dsymv`` + ``ddot``)."""
+        cdef double one = 1.0, zero = 0.0
+        cdef int inc = 1
+        dsymv(b"L", &n, &one, A, &ld, v, &inc, &zero, self.qtmp, &inc)
+        return ddot(&n, v, &inc, self.qtmp, &inc)
 
     cdef int record_distance(self, double d) noexcept nogil:
         cdef void* p
@@ -294,20 +307,9 @@ cdef class AhpatronCore(AVPCore):
         # f_{t,2} + fhat_{t,1} = sum_{S_{t,2}} (alpha + theta) k, and its norm
         for a in range(m):
             self.v[a] = alpha[self.keep[a]] + self.theta[a]
-        nv2 = 0.0
-        for b in range(m):
-            acc = 0.0
-            for a in range(m):
-                acc += self.K2[a + b * m] * self.v[a]
-            nv2 += acc * self.v[b]
+        nv2 = self.quad_form(self.K2, m, m, self.v)
         # ||f_t||^2 = alpha^T K alpha (exact, also resyncs the recursion)
-        fn2 = 0.0
-        for j in range(B):
-            acc = 0.0
-            for i in range(B):
-                acc += self.gram(i, j) * alpha[i]
-            fn2 += acc * alpha[j]
-        fn2 = fmax(fn2, 0.0)
+        fn2 = fmax(self.quad_form(self.K, B, B, alpha), 0.0)
         # (7): fbar_t = c_t U (f_{t,2} + fhat_{t,1}) / ||f_{t,2} + fhat_{t,1}||
         target = self.c * self.U if self.c > 0.0 else sqrt(fn2)
         r = target / sqrt(nv2) if nv2 > 0.0 else 0.0
@@ -318,12 +320,7 @@ cdef class AhpatronCore(AVPCore):
             self.delta[i] = alpha[i]
         for a in range(m):
             self.delta[self.keep[a]] -= self.v[a]
-        d2 = 0.0
-        for j in range(B):
-            acc = 0.0
-            for i in range(B):
-                acc += self.gram(i, j) * self.delta[i]
-            d2 += acc * self.delta[j]
+        d2 = self.quad_form(self.K, B, B, self.delta)
         if self.record_distance(sqrt(fmax(d2, 0.0))) < 0:
             self.error = 1
             return -1
