@@ -37,6 +37,19 @@ cdef void kernel_row(const KernelParams* kp, const double* S, int ld, const doub
                      double* out) noexcept nogil
 
 
+cdef class Stream:
+    cdef readonly Py_ssize_t T
+    cdef readonly int d
+    cdef readonly bint sparse
+    cdef object _keep
+    cdef const double* data
+    cdef const int* indices
+    cdef const long long* indptr
+    cdef const double* sqnorm
+    cdef const double* l1norm
+    cdef void row(self, Py_ssize_t t, Row* out) noexcept nogil
+
+
 cdef class SupportSet:
     """Support vectors in a preallocated ``capacity x d`` buffer."""
     cdef KernelParams kp
@@ -58,6 +71,7 @@ cdef class SupportSet:
     cdef void swap_remove(self, int i) noexcept nogil
     cdef void replace(self, int i, const Row* x, double a, long long stamp) noexcept nogil
     cdef void kernel_row_into(self, const Row* x, double* out) noexcept nogil
+    cdef object rows_of(self, Stream s)
     cdef void fill_krow(self, const Row* x) noexcept nogil
     cdef double score(self, const Row* x) noexcept nogil
     cdef void scale(self, double c) noexcept nogil

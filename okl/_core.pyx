@@ -20,7 +20,7 @@ a coefficient update.  The pieces are
 
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.pycapsule cimport PyCapsule_GetPointer
-from libc.math cimport exp, fabs, pow, sqrt, hypot, fmax
+from libc.math cimport fabs, sqrt, hypot, fmax
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memmove, memset
 from scipy.linalg.cython_blas cimport ddot, dgemv, dger, dscal, dtrsv, drot, dcopy
@@ -166,16 +166,6 @@ cdef class Stream:
     Built by ``okl._validation.as_stream`` after the input was checked; the
     arrays are kept alive here and read through raw pointers in the loop.
     """
-    cdef readonly Py_ssize_t T
-    cdef readonly int d
-    cdef readonly bint sparse
-    cdef object _keep
-    cdef const double* data
-    cdef const int* indices
-    cdef const long long* indptr
-    cdef const double* sqnorm
-    cdef const double* l1norm
-
     def __cinit__(self, X, sqnorm, l1norm):
         cdef const double[:, ::1] dense
         cdef const double[::1] values
@@ -207,7 +197,7 @@ cdef class Stream:
         self.sqnorm = &sq[0]
         self.l1norm = &l1[0]
 
-    cdef inline void row(self, Py_ssize_t t, Row* out) noexcept nogil:
+    cdef void row(self, Py_ssize_t t, Row* out) noexcept nogil:
         cdef long long start
         if self.indptr == NULL:
             out.data = self.data + t * self.d
@@ -496,7 +486,9 @@ cdef class SupportSet:
 
     def kernel_rows(self, X):
         """``k(x, S)`` for each row of ``X``: shape ``(len(X), size)``."""
-        cdef Stream s = _stream(X, self.d)
+        return self.rows_of(_stream(X, self.d))
+
+    cdef object rows_of(self, Stream s):
         cdef Row row
         cdef Py_ssize_t t
         out = np.empty((s.T, self.n))
@@ -564,7 +556,7 @@ def kernel_matrix(kernel, X, Y):
     for t in range(sy.T):
         sy.row(t, &row)
         S.add(&row, 0.0, t)
-    return S.kernel_rows(X)
+    return S.rows_of(sx)
 
 
 def stream_kernel_rows(kernel, X, added, window=None):

@@ -276,7 +276,7 @@ cdef class AhpatronCore(AVPCore):
         cdef int B = self.B, m = self.m, i, j, a, b, p, info
         cdef Py_ssize_t ld = self.sv.capacity
         cdef double* alpha = self.sv.alpha
-        cdef double acc, fn2, nv2, target, r, d2, fx
+        cdef double fn2, nv2, target, r, d2, fx
         # true coefficients of f_t (fold the lazy scale)
         if self.scale != 1.0:
             self.sv.scale(self.scale)
