@@ -77,6 +77,9 @@ import time
 _BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+# okl and a numpy reference that disagree are a correctness failure (exit 1), not a timing
+DISAGREEMENTS: list = []
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description="Print the speed ratios of okl's budgeted learners against "
@@ -384,6 +387,7 @@ def speedup_table(cases, k, min_time):
                            fmt_s(t_okl), fmt_s(t_np), f"{t_okl / T * 1e6:.2f}",
                            f"{t_np / T * 1e6:.2f}", f"{speedup:.1f}x", verdict(ok)), widths))
         if not same:
+            DISAGREEMENTS.append(name)
             print(f"   !! {name}: okl and numpy disagree (numpy |S| = {np_n}); "
                   "the speedup compares different computations")
     print()
@@ -427,6 +431,9 @@ def main(args) -> int:
 
     ok = ok1 + ok2
     print(f"{sum(ok)}/{len(ok)} aims met; total {time.perf_counter() - start:.1f} s")
+    if DISAGREEMENTS:
+        print(f"FAILED: okl and its numpy reference disagree for {', '.join(DISAGREEMENTS)}")
+        return 1
     return 0
 
 
