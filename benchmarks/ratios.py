@@ -295,10 +295,20 @@ def speedup_table(X, y, kernel, k, min_time, eta, lam, T_ogd):
          lambda: okl.KernelOGD(kernel=kernel, loss="hinge", eta=eta, lam=lam).run(Xo, yo),
          lambda: numpy_kernel_ogd_hinge(Xo, yo, gamma, eta, lam)),
     ]
-    widths = (31, 5, 5, 4, 7, 10, 10, 8, 8, 7, 10)
-    print(f"2. plain numpy per-round loop  vs  okl   (dense d = {X.shape[1]}, Gaussian kernel)")
-    print(f"   aim: numpy / okl >= {SPEEDUP_AIM:.0f}x;  same = np.allclose(scores) and equal |S|;"
-          "  /round in microseconds")
+    return numpy_table(cases, k, min_time,
+                       f"dense d = {X.shape[1]}, Gaussian kernel")
+
+
+def numpy_table(cases, k, min_time, setting):
+    """Time ``(name, T, run_okl, run_numpy)`` cases side by side, after checking they agree.
+
+    ``run_numpy`` returns ``(scores, final |S|)``; a case whose scores or final size
+    differ from okl's is recorded in ``DISAGREEMENTS`` (the scripts then exit 1).
+    """
+    widths = (31, 6, 5, 4, 7, 10, 10, 8, 8, 7, 10)
+    print(f"2. plain numpy per-round loop  vs  okl   ({setting})")
+    print(f"   aim: numpy / okl >= {SPEEDUP_AIM:.0f}x;  same = np.allclose(scores) and equal "
+          "final |S|;  /round in microseconds")
     print("   " + row(("learner", "T", "|S|", "same", "max|df|", "okl", "numpy", "okl/rd",
                        "np/rd", "speedup", ""), widths))
     results = []

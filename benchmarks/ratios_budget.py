@@ -77,8 +77,6 @@ import time
 _BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-# okl and a numpy reference that disagree are a correctness failure (exit 1), not a timing
-DISAGREEMENTS: list = []
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -113,13 +111,12 @@ except ImportError:  # running from a checkout with an in-place build
     sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import okl  # noqa: E402
 from okl._core import stream_kernel_rows  # noqa: E402
-from ratios import (SEED, best_of, fmt_s, gaussian_for, onehot_stream, row,  # noqa: E402
-                    verdict)
+from ratios import (DISAGREEMENTS, SEED, best_of, fmt_s, gaussian_for,  # noqa: E402
+                    numpy_table, onehot_stream, row, verdict)
 
 B = 300
 PROJECTRON_ETA = 0.97   # no budget: this eta ends with a few hundred support vectors here
 OVERHEAD_AIM = 1.5      # learner.run / kernel rows at most this (the aim of ratios.py)
-SPEEDUP_AIM = 10.0      # numpy loop / okl at least this
 
 
 # ----------------------------------------------------------------------------
@@ -367,33 +364,6 @@ def overhead_table(cases, k, min_time):
     return results
 
 
-def speedup_table(cases, k, min_time):
-    """Ratio 2: plain numpy per-round loops / okl, after checking they agree."""
-    widths = (31, 6, 5, 4, 7, 9, 9, 6, 6, 7, 10)
-    print("2. plain numpy per-round loop  vs  okl   (same stream, same seed)")
-    print(f"   aim: numpy / okl >= {SPEEDUP_AIM:.0f}x;  same = np.allclose(scores) and equal "
-          "final |S|;  /round in microseconds")
-    print("   " + row(("learner", "T", "|S|", "same", "max|df|", "okl", "numpy", "okl/rd",
-                       "np/rd", "speedup", ""), widths))
-    results = []
-    for name, T, run_okl, run_np in cases:
-        (t_okl, t_np), (tr, (np_scores, np_n)) = best_of([run_okl, run_np], k, min_time)
-        same = bool(np.allclose(tr.scores, np_scores)) and np_n == tr.final_budget
-        diff = float(np.max(np.abs(tr.scores - np_scores)))
-        speedup = t_np / t_okl
-        ok = speedup >= SPEEDUP_AIM
-        results.append(ok)
-        print("   " + row((name, T, tr.final_budget, "yes" if same else "NO", f"{diff:.0e}",
-                           fmt_s(t_okl), fmt_s(t_np), f"{t_okl / T * 1e6:.2f}",
-                           f"{t_np / T * 1e6:.2f}", f"{speedup:.1f}x", verdict(ok)), widths))
-        if not same:
-            DISAGREEMENTS.append(name)
-            print(f"   !! {name}: okl and numpy disagree (numpy |S| = {np_n}); "
-                  "the speedup compares different computations")
-    print()
-    return results
-
-
 def main(args) -> int:
     k = args.repeat or (3 if args.quick else 5)
     min_time = 0.2 if args.quick else 1.0  # per timed function, for short ones
@@ -427,7 +397,7 @@ def main(args) -> int:
     ]
     cases = [(name, T, (lambda make=make: make().run(X, y)), ref)
              for (name, make), ref in zip(makers.items(), references)]
-    ok2 = speedup_table(cases, k, min_time)
+    ok2 = numpy_table(cases, k, min_time, "same stream, same seed")
 
     ok = ok1 + ok2
     print(f"{sum(ok)}/{len(ok)} aims met; total {time.perf_counter() - start:.1f} s")
