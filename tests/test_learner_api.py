@@ -6,26 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import okl
-from conftest import xor_stream
-
-LEARNERS = [
-    lambda: okl.Perceptron(kernel=okl.Gaussian(1.0)),
-    lambda: okl.KernelOGD(kernel=okl.Gaussian(1.0), loss="hinge", eta=0.3, lam=0.05,
-                          schedule="sqrt"),
-    lambda: okl.KernelOGD(kernel=okl.Laplacian(2.0), loss="squared", eta=0.2),
-    lambda: okl.NORMA(kernel=okl.Gaussian(1.0), tau=40, lam=0.1, offset=True),
-    lambda: okl.NORMA(kernel=okl.Gaussian(1.0), loss="nu_epsilon", nu=0.3, schedule="sqrt",
-                      track_norm=True),
-    lambda: okl.ALMA(kernel=okl.Gaussian(1.0), alpha=0.5),
-    lambda: okl.AVP(kernel=okl.Gaussian(1.0), U=3.0, setting="corollary2"),
-    lambda: okl.Ahpatron(kernel=okl.Gaussian(1.0), B=10),
-    lambda: okl.Forgetron(kernel=okl.Gaussian(1.0), B=12),
-    lambda: okl.RBP(kernel=okl.Gaussian(1.0), B=12, seed=3),
-    lambda: okl.BOGD(kernel=okl.Gaussian(1.0), B=12, eta=0.5, lam=0.01, seed=4),
-    lambda: okl.BOGDPP(kernel=okl.Gaussian(1.0), B=12, eta=0.5, lam=0.01, gamma=None, seed=5),
-    lambda: okl.Projectron(kernel=okl.Gaussian(1.0), eta=0.1),
-    lambda: okl.ProjectronPP(kernel=okl.Gaussian(1.0), eta=0.3),
-]
+from conftest import LEARNERS, xor_stream
 
 
 def labels_for(learner, X, y):

@@ -80,8 +80,23 @@ class OnlineLearner:
 
     # -- parameters ---------------------------------------------------------------
 
-    def get_params(self) -> dict:
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor parameters (``deep`` is accepted for scikit-learn and ignored:
+        a learner holds no nested estimators)."""
         return {name: getattr(self, name) for name in self._param_names}
+
+    def set_params(self, **params):
+        """Re-initialise a learner that has not learned yet with changed parameters
+        (what scikit-learn's grid search does to ``OnlineClassifier(learner)``)."""
+        unknown = sorted(set(params) - set(self._param_names))
+        if unknown:
+            raise ValueError(f"{type(self).__name__} has no parameter(s) {unknown}; "
+                             f"parameters: {list(self._param_names)}")
+        if self.n_rounds:
+            raise ValueError(f"set_params on a {type(self).__name__} that has learned "
+                             f"{self.n_rounds} rounds: build a new learner instead")
+        self.__init__(**{**self.get_params(), **params})
+        return self
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
