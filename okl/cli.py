@@ -2,47 +2,115 @@
 
 ``okl run`` runs one learner on one stream and prints what it did.  With no
 arguments it needs no download: a Gaussian-kernel Perceptron on a synthetic
-nonlinear stream.
+nonlinear stream.  ``okl sweep`` runs grids of learners, parameters, kernels and
+permutations (joblib locally, ``--dask ADDRESS`` on a cluster); ``okl reproduce``
+the papers' figures and tables.
 """
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import sys
+from pathlib import Path
 
-import okl
-from okl.datasets import load_libsvm, xor_stream
+from okl.datasets import drifting_mixture, load_libsvm, xor_stream
 
-LEARNERS = {
-    "perceptron": lambda k, a: okl.Perceptron(kernel=k, seed=a.seed),
-    "kernel-ogd": lambda k, a: okl.KernelOGD(kernel=k, loss=a.loss, eta=a.eta, lam=a.lam,
-                                             schedule=a.schedule, seed=a.seed),
-}
-KERNELS = {
-    "gaussian": lambda a: okl.Gaussian(a.sigma),
-    "laplacian": lambda a: okl.Laplacian(a.sigma),
-    "polynomial": lambda a: okl.Polynomial(degree=a.degree),
-    "linear": lambda a: okl.Linear(),
-}
+SYNTHETIC = ("xor", "drifting", "switching")
+KERNELS = ("gaussian", "laplacian", "polynomial", "linear")
+
+
+def _literal(text: str):
+    """``"0.1"`` -> 0.1, ``"None"`` -> None, ``"hinge"`` -> "hinge"."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _assignments(items, *, lists: bool) -> dict:
+    """``["lam=0.1,1", "tau=100"]`` -> ``{"lam": [0.1, 1], "tau": [100]}`` (or scalars)."""
+    out = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"a parameter is NAME=VALUE, got {item!r}")
+        values = [_literal(v) for v in value.split(",")] if lists else _literal(value)
+        out[name.strip()] = values
+    return out
+
+
+def _stream(args):
+    """``(X, y, description)`` of ``--data``: a file, a benchmark name, or synthetic."""
+    spec = args.data
+    if spec in SYNTHETIC:
+        if spec == "xor":
+            X, y = xor_stream(args.rounds, args.features, seed=args.seed)
+            return X, y, f"synthetic xor stream ({args.rounds} x {args.features}, seed {args.seed})"
+        X, y = drifting_mixture(args.rounds, "drift" if spec == "drifting" else "switch",
+                                seed=args.seed)
+        return X, y, f"{spec} Gaussian mixture ({args.rounds} rounds, seed {args.seed})"
+    path = Path(spec)
+    if path.exists():
+        if path.suffix.lower() == ".csv":
+            from okl.datasets.files import load_csv
+
+            X, y = load_csv(path)
+        else:
+            X, y = load_libsvm(path)
+        return X, y, str(path)
+    from okl.datasets import fetch
+
+    if spec.lower() in {k.lower() for k in fetch.DATASETS}:
+        X, y = fetch.load(spec, download=args.download)
+        return X, y, spec
+    raise ValueError(f"--data {spec!r} is neither a file, a benchmark dataset "
+                     f"({', '.join(sorted(fetch.DATASETS))}) nor a synthetic stream "
+                     f"({', '.join(SYNTHETIC)})")
+
+
+def _add_data_arguments(parser):
+    parser.add_argument("--data", default="xor",
+                        help="a LIBSVM/CSV file, a benchmark dataset name (a9a, w8a, ...) or "
+                             "a synthetic stream: " + ", ".join(SYNTHETIC) + " (default xor)")
+    parser.add_argument("--download", action="store_true",
+                        help="download a benchmark dataset that is not cached yet")
+    parser.add_argument("--rounds", type=int, default=20_000, help="synthetic stream length")
+    parser.add_argument("--features", type=int, default=10, help="synthetic stream dimension")
+    parser.add_argument("--seed", type=int, default=0)
 
 
 def _parser():
     parser = argparse.ArgumentParser(prog="okl", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one learner over one stream")
-    run.add_argument("--learner", choices=sorted(LEARNERS), default="perceptron")
-    run.add_argument("--kernel", choices=sorted(KERNELS), default="gaussian")
+    run.add_argument("--learner", default="Perceptron",
+                     help="an okl learner class, e.g. NORMA, POMDR, Ahpatron (default Perceptron)")
+    run.add_argument("--kernel", choices=KERNELS, default="gaussian")
     run.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width")
     run.add_argument("--degree", type=int, default=2, help="polynomial degree")
-    run.add_argument("--loss", default="hinge", help="KernelOGD loss")
-    run.add_argument("--eta", type=float, default=0.5)
-    run.add_argument("--lam", type=float, default=0.0)
-    run.add_argument("--schedule", default="constant", choices=["constant", "sqrt"])
-    run.add_argument("--data", help="a LIBSVM file (default: a synthetic stream)")
-    run.add_argument("--rounds", type=int, default=20_000, help="synthetic stream length")
-    run.add_argument("--features", type=int, default=10, help="synthetic stream dimension")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
+                     help="a learner parameter, e.g. -p lam=0.01 -p tau=500 (repeatable)")
+    _add_data_arguments(run)
     run.add_argument("--json", help="write the run summary to this JSON file")
+    swp = sub.add_parser("sweep", help="a grid of learners, parameters, kernels and permutations")
+    swp.add_argument("--learner", action="append", required=True,
+                     help="a learner class (repeatable)")
+    swp.add_argument("--kernel", default="gaussian",
+                     help="comma-separated kernels: " + ", ".join(KERNELS))
+    swp.add_argument("--param", "-p", action="append", metavar="NAME=V1,V2",
+                     help="values of a learner or kernel parameter, e.g. -p lam=0.01,0.1 "
+                          "-p sigma=1,2 (repeatable; a learner ignores what it does not take)")
+    swp.add_argument("--permutations", type=int, default=1,
+                     help="random orders of the stream per configuration")
+    _add_data_arguments(swp)
+    swp.add_argument("--jobs", type=int, default=1, help="local worker processes (joblib)")
+    swp.add_argument("--dask", metavar="ADDRESS",
+                     help="run on the Dask cluster at this scheduler address (tcp://host:port)")
+    swp.add_argument("--out", default="okl-sweep",
+                     help="output prefix: writes PREFIX.csv (one row per run) and "
+                          "PREFIX-summary.csv / .json")
+    swp.add_argument("--no-progress", action="store_true", help="no progress bar")
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure or table")
     rep.add_argument("name", nargs="?", help="experiment name (omit to list them)")
     rep.add_argument("--quick", action="store_true", help="a small version, for smoke runs")
@@ -64,16 +132,24 @@ def _reproduce(args) -> int:
 
 
 def _run(args) -> int:
-    kernel = KERNELS[args.kernel](args)
-    learner = LEARNERS[args.learner](kernel, args)
-    if args.data:
-        X, y = load_libsvm(args.data)
-        source = args.data
-    else:
-        X, y = xor_stream(args.rounds, args.features, seed=args.seed)
-        source = f"synthetic xor stream ({args.rounds} x {args.features}, seed {args.seed})"
+    from okl.experiments.sweep import learner_class, make_kernel
+
+    cls = learner_class(args.learner)
+    params = _assignments(args.param, lists=False)
+    if "kernel" in cls._param_names:
+        kparams = {"gaussian": {"sigma": args.sigma}, "laplacian": {"sigma": args.sigma},
+                   "polynomial": {"degree": args.degree}, "linear": {}}[args.kernel]
+        params["kernel"] = make_kernel(args.kernel, **kparams)
+    if "seed" in cls._param_names:
+        params.setdefault("seed", args.seed)
+    unknown = sorted(set(params) - set(cls._param_names))
+    if unknown:
+        raise ValueError(f"{cls.__name__} takes no parameter(s) {unknown}; its parameters: "
+                         f"{list(cls._param_names)}")
+    learner = cls(**params)
+    X, y, source = _stream(args)
     if not learner.is_classifier:
-        raise ValueError(f"okl run classifies: loss {args.loss!r} is a regression loss")
+        raise ValueError(f"okl run classifies, and {learner!r} is a regressor")
     trace = learner.run(X, y)
     summary = trace.to_dict()
     summary["data"] = source
@@ -90,11 +166,34 @@ def _run(args) -> int:
     return 0
 
 
+def _sweep(args) -> int:
+    from okl.experiments import sweep as sw
+
+    grid = {"learner": args.learner, "kernel": args.kernel.split(",")}
+    grid.update(_assignments(args.param, lists=True))
+    X, y, source = _stream(args)
+    rows = sw.sweep(grid, X, y, permutations=args.permutations, seed=args.seed,
+                    n_jobs=args.jobs, scheduler=args.dask, progress=not args.no_progress)
+    summary = sw.summarize(rows)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sw.write_csv(rows, out.with_name(out.name + ".csv"))
+    sw.write_csv(summary, out.with_name(out.name + "-summary.csv"))
+    sw.write_json(summary, out.with_name(out.name + "-summary.json"))
+    print(f"{len(rows)} runs on {source}; mean and standard deviation over "
+          f"{args.permutations} permutation(s):")
+    print(sw.format_table(summary))
+    print(f"wrote {out}.csv, {out}-summary.csv, {out}-summary.json")
+    return 0
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "run":
             return _run(args)
+        if args.command == "sweep":
+            return _sweep(args)
         if args.command == "reproduce":
             return _reproduce(args)
     except ValueError as exc:

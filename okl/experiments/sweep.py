@@ -1,0 +1,307 @@
+"""Sweeps: grids of learners, parameters, kernels and stream permutations.
+
+A sweep is a scikit-learn ``ParameterGrid`` (a dict of lists, or a list of such
+dicts) whose keys are
+
+* ``learner``: an okl learner class name (``"NORMA"``; case-insensitive);
+* ``kernel``: ``"gaussian"``, ``"laplacian"``, ``"polynomial"`` or ``"linear"``
+  (default ``"gaussian"``), with the kernel's own parameters as keys
+  (``sigma``, ``degree``, ``gamma``, ``coef0``);
+* any constructor parameter of the learner (``lam``, ``tau``, ``B``, ...).  A
+  parameter the learner does not take is dropped for that learner, so one grid
+  can hold ``lam`` for NORMA and still run the Perceptron; the rows record only
+  the parameters that were used, and identical configurations run once.
+
+Every configuration runs on ``permutations`` random orders of the stream; order
+``p`` and the learner's seed both come from ``(seed, p)``, so a row depends on
+nothing but its configuration, ``seed`` and ``p``: the same sweep gives the same
+rows in one process, in joblib's worker processes (the default) or on a Dask
+cluster (``scheduler="tcp://..."``, or a ``distributed.Client``).
+
+>>> rows = sweep({"learner": ["Perceptron", "NORMA"], "lam": [0.01, 0.1],
+...               "sigma": [1.0, 2.0]}, X, y, permutations=5)        # doctest: +SKIP
+>>> summarize(rows)                                                  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.model_selection import ParameterGrid
+
+import okl
+from okl._validation import check_matrix
+
+__all__ = ["Config", "configurations", "sweep", "run_one", "summarize", "write_csv",
+           "write_json", "format_table", "learner_class", "make_kernel"]
+
+KERNEL_PARAMS = {
+    "gaussian": ("sigma",),
+    "laplacian": ("sigma",),
+    "polynomial": ("degree", "gamma", "coef0"),
+    "linear": (),
+}
+_KERNEL_CLASSES = {"gaussian": "Gaussian", "laplacian": "Laplacian",
+                   "polynomial": "Polynomial", "linear": "Linear"}
+_ALL_KERNEL_PARAMS = {p for names in KERNEL_PARAMS.values() for p in names}
+
+
+def learner_class(name: str):
+    """The okl learner class called ``name`` (case-insensitive; ``-`` and ``_`` ignored)."""
+    from okl import learners
+
+    key = str(name).replace("-", "").replace("_", "").lower()
+    for cls_name in learners.__all__:
+        cls = getattr(learners, cls_name)
+        if cls_name.lower() == key and cls is not learners.OnlineLearner:
+            return cls
+    known = [n for n in learners.__all__ if n != "OnlineLearner"]
+    raise ValueError(f"unknown learner {name!r}; learners: {known}")
+
+
+def make_kernel(name: str = "gaussian", **params):
+    """An okl kernel from its name and parameters (``make_kernel("gaussian", sigma=2)``)."""
+    key = str(name).lower()
+    if key not in KERNEL_PARAMS:
+        raise ValueError(f"unknown kernel {name!r}; kernels: {sorted(KERNEL_PARAMS)}")
+    extra = sorted(set(params) - set(KERNEL_PARAMS[key]))
+    if extra:
+        raise ValueError(f"kernel {key!r} takes {list(KERNEL_PARAMS[key])}, not {extra}")
+    return getattr(okl, _KERNEL_CLASSES[key])(**params)
+
+
+@dataclass(frozen=True)
+class Config:
+    """One learner configuration of a sweep (hashable, picklable)."""
+
+    learner: str
+    params: tuple          # sorted (name, value) pairs of learner parameters
+    kernel: str
+    kernel_params: tuple   # sorted (name, value) pairs
+
+    def build(self, seed):
+        cls = learner_class(self.learner)
+        params = dict(self.params)
+        if "kernel" in cls._param_names:
+            params["kernel"] = make_kernel(self.kernel, **dict(self.kernel_params))
+        if "seed" in cls._param_names:
+            params["seed"] = seed
+        return cls(**params)
+
+    def as_dict(self) -> dict:
+        out = {"learner": self.learner, "kernel": self.kernel}
+        out.update(self.kernel_params)
+        out.update(self.params)
+        return out
+
+
+def configurations(grid) -> list[Config]:
+    """The distinct configurations of ``grid`` (see the module docstring), in grid order."""
+    seen, out = set(), []
+    for point in ParameterGrid(grid):
+        point = dict(point)
+        if "learner" not in point:
+            raise ValueError("a sweep grid needs a 'learner' key")
+        cls = learner_class(point.pop("learner"))
+        kernel = str(point.pop("kernel", "gaussian")).lower()
+        if kernel not in KERNEL_PARAMS:
+            raise ValueError(f"unknown kernel {kernel!r}; kernels: {sorted(KERNEL_PARAMS)}")
+        unknown = sorted(k for k in point if k not in _ALL_KERNEL_PARAMS
+                         and k not in _accepted_anywhere(grid))
+        if unknown:
+            raise ValueError(f"no learner of the grid takes parameter(s) {unknown}")
+        uses_kernel = "kernel" in cls._param_names
+        kparams = tuple(sorted((k, v) for k, v in point.items()
+                               if uses_kernel and k in KERNEL_PARAMS[kernel]))
+        lparams = tuple(sorted((k, v) for k, v in point.items()
+                               if k in cls._param_names and k not in ("kernel", "seed")))
+        config = Config(cls.__name__, lparams, kernel if uses_kernel else "", kparams)
+        if config not in seen:
+            config.build(0)            # constructor validation, before anything runs
+            seen.add(config)
+            out.append(config)
+    return out
+
+
+def _accepted_anywhere(grid) -> set:
+    grids = [grid] if isinstance(grid, dict) else list(grid)
+    names = set()
+    for g in grids:
+        for name in g.get("learner", []):
+            names.update(learner_class(name)._param_names)
+    return names
+
+
+def _order(seed: int, permutation: int, T: int) -> np.ndarray:
+    return np.random.default_rng([seed, permutation]).permutation(T)
+
+
+def run_one(config: Config, X, y, permutation: int, seed: int = 0) -> dict:
+    """One row of a sweep: ``config`` on permutation ``permutation`` of ``(X, y)``."""
+    order = _order(seed, permutation, X.shape[0])
+    learner = config.build(seed=int(np.random.default_rng([seed, permutation, 1])
+                                    .integers(2**31)))
+    trace = learner.run(X[order], None if y is None else np.asarray(y)[order])
+    row = config.as_dict()
+    row.update(permutation=permutation, seed=seed, rounds=trace.n_rounds,
+               average_loss=trace.average_loss, final_budget=trace.final_budget,
+               max_budget=int(trace.budget.max()), seconds=trace.seconds)
+    if trace.is_classification:
+        row["mistake_rate"] = trace.mistake_rate
+    for key, value in trace.extras.items():
+        if isinstance(value, (bool, int, float, np.integer, np.floating)):
+            row[key] = value.item() if isinstance(value, np.generic) else value
+    return row
+
+
+def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
+          scheduler=None, progress: bool = False) -> list[dict]:
+    """Run every configuration of ``grid`` on ``permutations`` orders of ``(X, y)``.
+
+    Parameters
+    ----------
+    grid : dict or list of dicts
+        A ``ParameterGrid`` specification (module docstring).
+    X, y : the stream (dense or CSR) and its labels.
+    permutations : int >= 1
+        Random orders per configuration (order ``p`` from ``seed`` and ``p``).
+    n_jobs : int
+        joblib worker processes (``-1``: all cores) when no ``scheduler`` is given.
+    scheduler : str, ``distributed.Client`` or None
+        A Dask scheduler address (``"tcp://host:8786"``) or client: the runs are
+        submitted to that cluster, with the stream scattered to it once.
+    progress : bool
+        A tqdm progress bar over finished runs.
+
+    Returns
+    -------
+    list of dict
+        One tidy row per (configuration, permutation), in grid order then
+        permutation order, whatever ran them.
+    """
+    if isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer)) \
+            or permutations < 1:
+        raise ValueError(f"permutations must be an integer >= 1, got {permutations!r}")
+    configs = configurations(grid)
+    X = check_matrix(X)                  # bad data fails here, not in a worker
+    tasks = [(c, p) for c in configs for p in range(permutations)]
+    if scheduler is not None:
+        return _on_dask(tasks, X, y, seed, scheduler, progress)
+    from joblib import Parallel, delayed
+
+    runs = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(run_one)(c, X, y, p, seed) for c, p in tasks)
+    return list(_progress(runs, len(tasks), progress))
+
+
+def _progress(iterable, total, enabled):
+    if not enabled:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, total=total, unit="run")
+
+
+def _on_dask(tasks, X, y, seed, scheduler, progress):
+    try:
+        from distributed import Client, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ValueError("a Dask scheduler needs the 'distributed' package: "
+                         "pip install 'okl[dask]'") from exc
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        X_remote, y_remote = client.scatter([X, y], broadcast=True)
+        futures = [client.submit(run_one, c, X_remote, y_remote, p, seed, pure=False)
+                   for c, p in tasks]
+        index = {f.key: i for i, f in enumerate(futures)}
+        rows = [None] * len(futures)
+        for future in _progress(as_completed(futures), len(futures), progress):
+            rows[index[future.key]] = future.result()
+        return rows
+    finally:
+        if client is not scheduler:
+            client.close()
+
+
+def summarize(rows: list[dict], metric: str | None = None) -> list[dict]:
+    """Mean and standard deviation over permutations, one row per configuration.
+
+    ``metric`` defaults to ``mistake_rate`` for classification rows and
+    ``average_loss`` otherwise; ``seconds`` is always summarized too.  The
+    standard deviation is the sample one (``ddof=1``; 0 for one permutation).
+    """
+    groups: dict = {}
+    for row in rows:
+        keys = list(row)
+        config = keys[:keys.index("permutation")]   # a row's configuration comes first
+        key = tuple((k, _hashable(row[k])) for k in config)
+        groups.setdefault(key, []).append(row)
+    out = []
+    for key, members in groups.items():
+        name = metric or ("mistake_rate" if "mistake_rate" in members[0] else "average_loss")
+        entry = dict(key)
+        entry["permutations"] = len(members)
+        for m in (name, "seconds", "final_budget"):
+            vals = np.array([r[m] for r in members], dtype=float)
+            entry[f"{m}_mean"] = float(vals.mean())
+            entry[f"{m}_std"] = float(vals.std(ddof=1)) if vals.size > 1 else 0.0
+        out.append(entry)
+    return out
+
+
+def _hashable(value):
+    return value if not isinstance(value, (list, dict)) else json.dumps(value)
+
+
+def _columns(rows):
+    """The union of the rows' keys: configuration keys (those before ``permutation``
+    or ``permutations``) first, then the measured ones, each in order of appearance."""
+    config, measured = [], []
+    for row in rows:
+        keys = list(row)
+        cut = next((i for i, k in enumerate(keys) if k in ("permutation", "permutations")),
+                   len(keys))
+        config += [k for k in keys[:cut] if k not in config]
+        measured += [k for k in keys[cut:] if k not in measured]
+    return config + [k for k in measured if k not in config]
+
+
+def write_csv(rows: list[dict], path) -> None:
+    """Tidy CSV: one row per run, the union of the rows' keys as columns."""
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=_columns(rows), restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def write_json(rows: list[dict], path) -> None:
+    with open(path, "w") as fh:
+        json.dump(rows, fh, indent=2, default=_json_default)
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return repr(value)
+
+
+def format_table(rows: list[dict], digits: int = 4) -> str:
+    """A plain-text table of ``rows`` (the union of their keys as columns)."""
+    cols = _columns(rows)
+    cells = [[_cell(r.get(c, ""), digits) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
+    return "\n".join(lines)
+
+
+def _cell(value, digits):
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.{digits}g}"
+    return str(value)

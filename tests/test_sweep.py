@@ -1,0 +1,119 @@
+"""Sweeps: grid expansion, permutations, joblib and Dask giving the same rows, the CLI."""
+import csv
+import json
+
+import numpy as np
+import pytest
+
+import okl
+from conftest import xor_stream
+from okl.cli import main
+from okl.experiments import sweep as sw
+
+GRID = {"learner": ["Perceptron", "NORMA"], "lam": [0.01, 0.2], "sigma": [0.8, 2.0]}
+
+
+def _without_time(rows):
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
+
+def test_configurations_drop_what_a_learner_does_not_take():
+    configs = sw.configurations(GRID)
+    # the Perceptron ignores lam: 2 sigmas; NORMA: 2 lams x 2 sigmas
+    assert [c.learner for c in configs] == ["Perceptron"] * 2 + ["NORMA"] * 4
+    assert {dict(c.params).get("lam") for c in configs if c.learner == "Perceptron"} == {None}
+    assert sorted((dict(c.params)["lam"], dict(c.kernel_params)["sigma"])
+                  for c in configs if c.learner == "NORMA") == [
+        (0.01, 0.8), (0.01, 2.0), (0.2, 0.8), (0.2, 2.0)]
+    built = configs[-1].build(seed=3)
+    assert isinstance(built, okl.NORMA) and built.kernel.sigma == 2.0 and built.lam == 0.2
+
+
+def test_bad_grids_fail_before_running():
+    with pytest.raises(ValueError, match="unknown learner 'Bogus'"):
+        sw.configurations({"learner": ["Bogus"]})
+    with pytest.raises(ValueError, match="no learner of the grid takes"):
+        sw.configurations({"learner": ["Perceptron"], "lamda": [1.0]})
+    with pytest.raises(ValueError, match="lam"):          # the constructor's own check
+        sw.configurations({"learner": ["NORMA"], "lam": [-1.0]})
+    with pytest.raises(ValueError, match="unknown kernel"):
+        sw.configurations({"learner": ["NORMA"], "kernel": ["rbf"]})
+    X, y = xor_stream(20, 2)
+    with pytest.raises(ValueError, match="permutations"):
+        sw.sweep(GRID, X, y, permutations=0)
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        sw.sweep(GRID, X, y)
+
+
+def test_a_row_is_the_learner_on_its_permutation():
+    X, y = xor_stream(300, 3, seed=2)
+    rows = sw.sweep({"learner": ["Perceptron"], "sigma": [1.0]}, X, y, permutations=3, seed=7)
+    orders = [sw._order(7, p, 300) for p in range(3)]
+    assert all(sorted(o) == list(range(300)) for o in orders)
+    assert len({tuple(o) for o in orders}) == 3
+    for p, (row, order) in enumerate(zip(rows, orders)):
+        assert row["permutation"] == p
+        trace = okl.Perceptron(kernel=okl.Gaussian(1.0)).run(X[order], y[order])
+        assert row["mistake_rate"] == trace.mistake_rate
+        assert row["final_budget"] == trace.final_budget
+
+
+def test_summary_is_mean_and_sample_std_over_permutations():
+    X, y = xor_stream(200, 3, seed=3)
+    rows = sw.sweep(GRID, X, y, permutations=4)
+    summary = sw.summarize(rows)
+    assert len(summary) == 6 and all(s["permutations"] == 4 for s in summary)
+    for s in summary:
+        mine = [r["mistake_rate"] for r in rows
+                if all(r.get(k) == s.get(k) for k in ("learner", "lam", "sigma"))]
+        assert len(mine) == 4
+        assert s["mistake_rate_mean"] == pytest.approx(np.mean(mine), rel=1e-12)
+        assert s["mistake_rate_std"] == pytest.approx(np.std(mine, ddof=1), rel=1e-12)
+
+
+def test_joblib_processes_give_the_same_rows():
+    X, y = xor_stream(200, 3, seed=4)
+    one = sw.sweep(GRID, X, y, permutations=2, seed=1)
+    two = sw.sweep(GRID, X, y, permutations=2, seed=1, n_jobs=2)
+    assert _without_time(one) == _without_time(two)
+
+
+def test_dask_local_cluster_gives_the_same_rows():
+    distributed = pytest.importorskip("distributed")  # installed by the test extras
+    X, y = xor_stream(200, 3, seed=5)
+    local = sw.sweep(GRID, X, y, permutations=2, seed=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        remote = sw.sweep(GRID, X, y, permutations=2, seed=2,
+                          scheduler=cluster.scheduler_address)
+    assert _without_time(remote) == _without_time(local)
+
+
+def test_cli_sweep_writes_tidy_tables(tmp_path, capsys):
+    out = tmp_path / "res" / "grid"
+    code = main(["sweep", "--learner", "Perceptron", "--learner", "NORMA", "-p", "lam=0.01,0.2",
+                 "-p", "sigma=1", "--permutations", "2", "--rounds", "300", "--features", "3",
+                 "--out", str(out), "--no-progress"])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "6 runs" in text and "mistake_rate_mean" in text
+    with open(f"{out}.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 6 and list(rows[0])[:4] == ["learner", "kernel", "sigma", "lam"]
+    summary = json.loads((tmp_path / "res" / "grid-summary.json").read_text())
+    assert [s["learner"] for s in summary] == ["Perceptron", "NORMA", "NORMA"]
+    X, y = xor_stream(300, 3, seed=0)
+    direct = sw.summarize(sw.sweep({"learner": ["NORMA"], "lam": [0.2], "sigma": [1.0]},
+                                   X, y, permutations=2))
+    assert summary[2]["mistake_rate_mean"] == direct[0]["mistake_rate_mean"]
+
+
+def test_cli_run_any_learner_with_parameters(capsys):
+    assert main(["run", "--learner", "norma", "-p", "lam=0.05", "-p", "tau=50",
+                 "--rounds", "400"]) == 0
+    assert "tau=50" in capsys.readouterr().out
+    assert main(["run", "--learner", "Perceptron", "-p", "lam=0.1", "--rounds", "10"]) == 2
+    assert "takes no parameter(s) ['lam']" in capsys.readouterr().err
+    assert main(["run", "--data", "no-such-thing", "--rounds", "10"]) == 2
+    assert "neither a file" in capsys.readouterr().err
