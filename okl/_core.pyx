@@ -775,7 +775,7 @@ cdef class GramInverse(GramDictionary):
 
     Removing ``i`` is the matching downdate
     ``P_{-i,-i} - P_{-i,i} P_{i,-i} / P_{ii}`` on ``P = K_S^{-1}``.  Both are
-    O(|S|^2).  ``alpha`` is the ALD residual: the squared RKHS distance from
+    ``O(|S|^2)``.  ``alpha`` is the ALD residual: the squared RKHS distance from
     ``k(x, .)`` to the span of the dictionary (Engel et al. 2004; eq. (4) of
     Li & Liao 2023), clamped at zero against round-off.
 
@@ -851,7 +851,7 @@ cdef class GramCholesky(GramDictionary):
     Adding a point appends the row ``[c^T, sqrt(alpha)]`` with
     ``c = L^{-1} k`` and the ALD residual ``alpha = kxx - ||c||^2``; removing
     point ``i`` deletes row ``i`` of ``L`` and restores the triangle with Givens
-    rotations (O(|S|^2)).  No inverse is ever formed, so residuals of
+    rotations (``O(|S|^2)``).  No inverse is ever formed, so residuals of
     near-duplicates stay accurate where ``GramInverse`` drifts; residuals are
     clamped at zero and ``add`` refuses points whose residual is not positive.
     ``condition_number`` estimates ``cond_1(K_S)`` with LAPACK ``dpocon``.

@@ -66,7 +66,7 @@ class Projectron(_ProjectronBase):
     The paper keeps ``K_S^{-1}`` by the block-inverse update.  Here ``K_S = L L^T`` is
     kept by its Cholesky factor (``okl.GramCholesky``): ``c = L^{-1} k`` gives
     ``||delta_t||^2 = k(x_t, x_t) - ||c||^2``, ``d* = L^{-T} c``, and adding ``x_t``
-    appends the row ``[c^T, ||delta_t||]`` -- the same quantities, also O(|S|^2) per
+    appends the row ``[c^T, ||delta_t||]`` -- the same quantities, also ``O(|S|^2)`` per
     update, without the drift of an explicit inverse.  On a 5000-round XOR stream
     (Gaussian, sigma = 1, d = 4) the inverse update reached
     ``max|K^{-1} K - I| = 7e-6`` at ``eta = 0.01`` and ``2e5`` at ``eta = 0`` (where it
