@@ -93,6 +93,8 @@ def _parser():
                      help="a learner parameter, e.g. -p lam=0.01 -p tau=500 (repeatable)")
     _add_data_arguments(run)
     run.add_argument("--json", help="write the run summary to this JSON file")
+    run.add_argument("--trace", help="save the whole trace (per-round arrays) to this .npz "
+                                     "file, for `okl plot`")
     swp = sub.add_parser("sweep", help="a grid of learners, parameters, kernels and permutations")
     swp.add_argument("--learner", action="append", required=True,
                      help="a learner class (repeatable)")
@@ -111,6 +113,10 @@ def _parser():
                      help="output prefix: writes PREFIX.csv (one row per run) and "
                           "PREFIX-summary.csv / .json")
     swp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    plot = sub.add_parser("plot", help="figures of saved runs or of a sweep (PNG and SVG)")
+    plot.add_argument("inputs", nargs="+",
+                      help="traces saved by `okl run --trace` (.npz), or one sweep CSV")
+    plot.add_argument("--out", default="okl-plot", help="output prefix of the figures")
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure or table")
     rep.add_argument("name", nargs="?", help="experiment name (omit to list them)")
     rep.add_argument("--quick", action="store_true", help="a small version, for smoke runs")
@@ -163,6 +169,41 @@ def _run(args) -> int:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(summary, fh, indent=2)
+    if args.trace:
+        trace.save(args.trace)
+    return 0
+
+
+def _plot(args) -> int:
+    from okl import plotting
+    from okl.trace import Trace
+
+    out = Path(args.out)
+    written = []
+    if len(args.inputs) == 1 and args.inputs[0].endswith(".csv"):
+        import csv
+
+        with open(args.inputs[0], newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        need = {"final_budget", "seconds", "learner"}
+        if not rows or not need <= set(rows[0]):
+            raise ValueError(f"{args.inputs[0]} is not a sweep CSV (columns {sorted(need)} "
+                             f"needed)")
+        fig = plotting.plot_time_vs_budget(rows, title="time against memory")
+        written += plotting.save_figure(fig, out.with_name(out.name + "-time-vs-budget"))
+    else:
+        traces = {}
+        for name in args.inputs:
+            if not name.endswith(".npz"):
+                raise ValueError(f"{name}: okl plot takes .npz traces (okl run --trace) or "
+                                 f"one sweep .csv")
+            traces[Path(name).stem] = Trace.load(name)
+        fig = plotting.plot_mistake_rate(traces)
+        written += plotting.save_figure(fig, out.with_name(out.name + "-mistake-rate"))
+        fig = plotting.plot_budget(traces)
+        written += plotting.save_figure(fig, out.with_name(out.name + "-budget"))
+    for path in written:
+        print(path)
     return 0
 
 
@@ -194,6 +235,8 @@ def main(argv=None) -> int:
             return _run(args)
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "plot":
+            return _plot(args)
         if args.command == "reproduce":
             return _reproduce(args)
     except ValueError as exc:

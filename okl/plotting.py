@@ -5,7 +5,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["save_figure", "plot_cumulative_mistakes", "plot_image_grid"]
+__all__ = ["save_figure", "plot_cumulative_mistakes", "plot_mistake_rate", "plot_budget",
+           "plot_against_bounds", "plot_time_vs_budget", "plot_image_grid"]
 
 
 def _pyplot():
@@ -41,6 +42,96 @@ def plot_cumulative_mistakes(traces: dict, *, title: str = "", ax=None):
         ax.set_title(title)
     ax.legend()
     return ax.figure
+
+
+def _axes(ax, figsize=(6, 4)):
+    if ax is None:
+        _, ax = _pyplot().subplots(figsize=figsize)
+    return ax
+
+
+def _finish(ax, xlabel, ylabel, title, legend=True):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    if legend and ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    return ax.figure
+
+
+def plot_mistake_rate(traces: dict, *, title: str = "", ax=None):
+    """Cumulative mistake rate ``M_t / t`` over rounds (average loss for regression
+    traces), one line per ``{label: Trace}``."""
+    ax = _axes(ax)
+    ylabel = "cumulative mistake rate"
+    for label, trace in traces.items():
+        t = np.arange(1, trace.n_rounds + 1)
+        if trace.is_classification:
+            ax.plot(t, trace.cumulative_mistakes / t, label=label)
+        else:
+            ax.plot(t, trace.cumulative_loss / t, label=label)
+            ylabel = "average loss"
+    return _finish(ax, "round", ylabel, title)
+
+
+def plot_budget(traces: dict, *, bounds: dict | None = None, title: str = "", ax=None):
+    """Memory ``|S_t|`` over rounds, one line per trace, with bound curves dashed.
+
+    ``bounds`` maps a label to an array of the bound at rounds ``1..T`` (e.g. the
+    ALD budget bound of Theorem 1 of Li & Liao 2023 evaluated at each ``t``) or to
+    a number (a fixed budget ``B``).
+    """
+    ax = _axes(ax)
+    for label, trace in traces.items():
+        ax.step(np.arange(1, trace.n_rounds + 1), trace.budget, where="post", label=label)
+    for label, bound in (bounds or {}).items():
+        bound = np.asarray(bound, dtype=float)
+        if bound.ndim == 0:
+            ax.axhline(float(bound), ls="--", color="k", lw=1, label=label)
+        else:
+            ax.plot(np.arange(1, bound.size + 1), bound, ls="--", label=label)
+    return _finish(ax, "round", "support vectors |S_t|", title)
+
+
+def plot_against_bounds(measured: dict, bounds: dict, *, ylabel: str = "regret",
+                        title: str = "", ax=None, log: bool = False):
+    """Measured curves (solid) beside bound curves (dashed) over rounds.
+
+    ``measured`` and ``bounds`` map labels to arrays over rounds ``1..T`` (a
+    bound may also be a number, drawn as a horizontal line): regret against a
+    regret bound, mistakes against a mistake bound, ...
+    """
+    ax = _axes(ax)
+    for label, values in measured.items():
+        values = np.asarray(values, dtype=float)
+        ax.plot(np.arange(1, values.size + 1), values, label=label)
+    for label, bound in bounds.items():
+        bound = np.asarray(bound, dtype=float)
+        if bound.ndim == 0:
+            ax.axhline(float(bound), ls="--", color="k", lw=1, label=label)
+        else:
+            ax.plot(np.arange(1, bound.size + 1), bound, ls="--", label=label)
+    if log:
+        ax.set_yscale("log")
+    return _finish(ax, "round", ylabel, title)
+
+
+def plot_time_vs_budget(rows, *, budget: str = "final_budget", time: str = "seconds",
+                        by: str = "learner", title: str = "", ax=None):
+    """Running time against memory, one marker series per ``by`` value.
+
+    ``rows`` are sweep rows (``okl.experiments.sweep``) or any dicts with the
+    ``budget`` and ``time`` keys; repeated permutations show as separate points.
+    """
+    ax = _axes(ax)
+    groups: dict = {}
+    for row in rows:
+        groups.setdefault(row.get(by, ""), []).append((float(row[budget]), float(row[time])))
+    for label, points in groups.items():
+        x, y = np.array(points).T
+        ax.plot(x, y, "o", label=str(label), alpha=0.8)
+    return _finish(ax, budget.replace("_", " "), f"{time} per run", title)
 
 
 def plot_image_grid(images, *, shape=None, n_cols: int = 10, title: str = "", ax=None,

@@ -104,9 +104,50 @@ class Trace:
                 out["mistakes_per_round"] = self.mistakes.astype(int).tolist()
         return out
 
+    def save(self, path) -> None:
+        """Write the whole trace (per-round arrays, extras, learner) to ``path`` (``.npz``)."""
+        import json
+
+        arrays = {"scores": self.scores, "losses": self.losses, "budget": self.budget}
+        if self.mistakes is not None:
+            arrays["mistakes"] = self.mistakes
+        extras = {k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                  for k, v in self.extras.items()}
+        meta = {"seconds": self.seconds, "learner": self.learner, "extras": extras}
+        np.savez_compressed(path, meta=np.array(json.dumps(meta, default=_plain)), **arrays)
+
+    @classmethod
+    def load(cls, path) -> "Trace":
+        """A trace written by :meth:`save` (extras' lists come back as lists)."""
+        import json
+
+        import zipfile
+
+        try:
+            data = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"{path} is not a trace written by Trace.save: {exc}") from None
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError(f"{path} is not a trace written by Trace.save (not an .npz)")
+        with data:
+            if "meta" not in data or "scores" not in data:
+                raise ValueError(f"{path} is not a trace written by Trace.save")
+            meta = json.loads(str(data["meta"]))
+            return cls(scores=data["scores"], losses=data["losses"],
+                       mistakes=data["mistakes"] if "mistakes" in data else None,
+                       budget=data["budget"], seconds=meta["seconds"],
+                       extras=meta["extras"], learner=meta["learner"])
+
     def __repr__(self) -> str:
         head = f"Trace({self.learner or 'learner'}: {self.n_rounds} rounds"
         if self.is_classification:
             head += f", mistake rate {self.mistake_rate:.4f}"
         head += f", average loss {self.average_loss:.4g}, final budget {self.final_budget}"
         return head + f", {self.seconds:.3g} s)"
+
+
+def _plain(value):
+    """JSON for numpy scalars and non-finite floats in extras."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)

@@ -117,3 +117,36 @@ def test_cli_run_any_learner_with_parameters(capsys):
     assert "takes no parameter(s) ['lam']" in capsys.readouterr().err
     assert main(["run", "--data", "no-such-thing", "--rounds", "10"]) == 2
     assert "neither a file" in capsys.readouterr().err
+
+
+def test_trace_save_load_and_cli_plot(tmp_path, capsys):
+    a, b = tmp_path / "perceptron.npz", tmp_path / "norma.npz"
+    assert main(["run", "--rounds", "300", "--features", "3", "--trace", str(a)]) == 0
+    assert main(["run", "--learner", "NORMA", "-p", "tau=40", "--rounds", "300",
+                 "--features", "3", "--trace", str(b)]) == 0
+    X, y = xor_stream(300, 3, seed=0)
+    direct = okl.NORMA(kernel=okl.Gaussian(1.0), tau=40, seed=0).run(X, y)
+    saved = okl.Trace.load(b)
+    np.testing.assert_array_equal(saved.scores, direct.scores)
+    np.testing.assert_array_equal(saved.mistakes, direct.mistakes)
+    np.testing.assert_array_equal(saved.budget, direct.budget)
+    assert saved.extras == direct.extras and saved.learner == direct.learner
+    capsys.readouterr()
+    assert main(["plot", str(a), str(b), "--out", str(tmp_path / "fig")]) == 0
+    for stem in ("fig-mistake-rate", "fig-budget"):
+        for ext in (".png", ".svg"):
+            assert (tmp_path / (stem + ext)).stat().st_size > 1000
+    (tmp_path / "bad.npz").write_bytes(b"not a trace")
+    assert main(["plot", str(tmp_path / "bad.npz")]) == 2
+    np.savez(tmp_path / "other.npz", a=np.zeros(2))
+    with pytest.raises(ValueError, match="not a trace written by Trace.save"):
+        okl.Trace.load(tmp_path / "other.npz")
+
+
+def test_cli_plot_of_a_sweep(tmp_path):
+    out = tmp_path / "grid"
+    assert main(["sweep", "--learner", "Perceptron", "--learner", "NORMA", "-p", "tau=20,80",
+                 "--rounds", "200", "--features", "3", "--out", str(out), "--no-progress"]) == 0
+    assert main(["plot", f"{out}.csv", "--out", str(tmp_path / "p")]) == 0
+    assert (tmp_path / "p-time-vs-budget.svg").exists()
+    assert main(["plot", f"{out}-summary.json"]) == 2
