@@ -12,6 +12,7 @@ import argparse
 import ast
 import json
 import sys
+import time
 from pathlib import Path
 
 from okl.datasets import drifting_mixture, load_libsvm, xor_stream
@@ -118,7 +119,8 @@ def _parser():
                       help="traces saved by `okl run --trace` (.npz), or one sweep CSV")
     plot.add_argument("--out", default="okl-plot", help="output prefix of the figures")
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure or table")
-    rep.add_argument("name", nargs="?", help="experiment name (omit to list them)")
+    rep.add_argument("name", nargs="?",
+                     help="experiment name (omit to list them; with --quick, runs all)")
     rep.add_argument("--quick", action="store_true", help="a small version, for smoke runs")
     rep.add_argument("--out", default="okl-results", help="output directory")
     rep.add_argument("--seed", type=int, default=0)
@@ -128,12 +130,20 @@ def _parser():
 def _reproduce(args) -> int:
     from okl import experiments
 
-    if args.name is None:
+    if args.name is None and not args.quick:
         for name in sorted(experiments.available()):
             print(name)
+        print("(okl reproduce NAME runs one; okl reproduce --quick runs every one, small)")
         return 0
-    summary = experiments.run(args.name, args.out, quick=args.quick, seed=args.seed)
-    print(json.dumps(summary, indent=2, default=str))
+    names = [args.name] if args.name else sorted(experiments.available())
+    for name in names:
+        out = Path(args.out) if args.name else Path(args.out) / name
+        start = time.perf_counter()
+        summary = experiments.run(name, out, quick=args.quick, seed=args.seed)
+        if args.name:
+            print(json.dumps(summary, indent=2, default=str))
+        else:
+            print(f"{name:<24} {time.perf_counter() - start:7.1f} s   -> {out}")
     return 0
 
 

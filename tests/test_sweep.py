@@ -150,3 +150,25 @@ def test_cli_plot_of_a_sweep(tmp_path):
     assert main(["plot", f"{out}.csv", "--out", str(tmp_path / "p")]) == 0
     assert (tmp_path / "p-time-vs-budget.svg").exists()
     assert main(["plot", f"{out}-summary.json"]) == 2
+
+
+def test_cli_reproduce_quick_runs_every_experiment(tmp_path, capsys, monkeypatch):
+    from okl import experiments
+
+    calls = []
+
+    def fake(name):
+        def run(out_dir, quick=False, seed=0):
+            calls.append((name, str(out_dir), quick, seed))
+            return {"name": name}
+        return run
+
+    monkeypatch.setattr(experiments, "available", lambda: {"b": fake("b"), "a": fake("a")})
+    assert main(["reproduce"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["a", "b"]   # listing only
+    assert calls == []
+    assert main(["reproduce", "--quick", "--out", str(tmp_path), "--seed", "3"]) == 0
+    assert calls == [("a", str(tmp_path / "a"), True, 3), ("b", str(tmp_path / "b"), True, 3)]
+    calls.clear()
+    assert main(["reproduce", "b", "--out", str(tmp_path)]) == 0
+    assert calls == [("b", str(tmp_path), False, 0)]
