@@ -85,4 +85,9 @@ LEARNERS = [
     lambda: okl.BOGDPP(kernel=okl.Gaussian(1.0), B=12, eta=0.5, lam=0.01, gamma=None, seed=5),
     lambda: okl.Projectron(kernel=okl.Gaussian(1.0), eta=0.1),
     lambda: okl.ProjectronPP(kernel=okl.Gaussian(1.0), eta=0.3),
+    lambda: okl.KernelAWV(kernel=okl.Gaussian(1.0), lam=1.0),
+    lambda: okl.KernelAWV(kernel=okl.Laplacian(2.0), lam=0.5, forecaster="krr",
+                          task="classification"),
+    lambda: okl.PKAWV(basis="taylor", kernel=okl.Gaussian(1.0), lam=1.0, M=2),
+    lambda: okl.PKAWV(kernel=okl.Gaussian(2.0), lam=0.5, M=3, task="classification"),
 ]
