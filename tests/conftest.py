@@ -90,4 +90,8 @@ LEARNERS = [
                           task="classification"),
     lambda: okl.PKAWV(basis="taylor", kernel=okl.Gaussian(1.0), lam=1.0, M=2),
     lambda: okl.PKAWV(kernel=okl.Gaussian(2.0), lam=0.5, M=3, task="classification"),
+    lambda: okl.FOGD(kernel=okl.Gaussian(1.0), D=50, eta=0.3, seed=1),
+    lambda: okl.FOGD(kernel=okl.Laplacian(2.0), D=30, eta=0.2, loss="squared", seed=2),
+    lambda: okl.NOGD(kernel=okl.Gaussian(1.0), B=30, k=10, eta=0.3),
+    lambda: okl.NOGD(kernel=okl.Gaussian(1.0), B=25, eta=0.2, loss="squared"),
 ]

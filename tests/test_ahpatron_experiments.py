@@ -12,9 +12,10 @@ import scipy.sparse as sp
 import okl
 from okl import experiments
 from okl.experiments import ahpatron as exp
+from okl.learners.features import FOGD, NOGD
 
 IMPLEMENTED = ("Projectron++", "Projectron", "BOGD++", "Ahpatron", "AVP", "BOGD", "Forgetron",
-               "RBP")
+               "RBP", "FOGD", "NOGD")
 ALL_LEARNERS = set(exp.TABLE2_LEARNERS) | set(exp.EXTRA_LEARNERS)
 
 
@@ -96,6 +97,13 @@ def test_learners_follow_the_protocol():
     p = exp.make_learner("Projectron++", {"eta": 0.9}, sigma=1.0, B=400)
     assert isinstance(p, okl.ProjectronPP) and p.eta == 0.9 and p.margin_update == "paper"
     assert isinstance(exp.make_learner("BOGD++", {"eta": 0.1}, sigma=1.0, B=400), okl.BOGDPP)
+    f = exp.make_learner("FOGD", {"eta": 0.1, "D": 300}, sigma=2.0, B=150, seed=3)
+    assert isinstance(f, FOGD) and f.D == 300 and f.eta == 0.1 and f.kernel.sigma == 2.0
+    n = exp.make_learner("NOGD", {"eta": 0.1}, sigma=2.0, B=150)
+    assert isinstance(n, NOGD) and n.B == 150 and n.k_ == 30 and n.loss == "hinge"
+    assert exp.FOGD_FEATURES == {"phishing": 2000, "SUSY": 2000, "ijcnn1": 2000,
+                                 "cod-rna": 2000, "w8a": 300, "a9a": 300}
+    assert exp.NOT_IMPLEMENTED == ("POMDR",)
     for name in exp.NOT_IMPLEMENTED:
         with pytest.raises(ValueError):
             exp.make_learner(name, {}, sigma=1.0, B=400)
@@ -114,7 +122,7 @@ def test_stand_ins_have_the_papers_shape(name):
 
 def test_quick_table2_files_and_rows(quick2):
     out, summary, elapsed = quick2
-    assert elapsed < 20
+    assert elapsed < 60      # quick mode: well under a minute (FOGD at D = 2000 is most of it)
     for name in ("ahpatron_table2.csv", "ahpatron_table2.json", "ahpatron_table2.txt",
                  "ahpatron_table2_grid.csv", "ahpatron_table2.png", "ahpatron_table2.svg"):
         assert (out / name).exists() and (out / name).stat().st_size > 0, name
@@ -142,6 +150,7 @@ def test_quick_table2_files_and_rows(quick2):
             if name in exp.BUDGETED:
                 assert int(r["budget"]) <= B, (ds, name)
         assert int(mine["Ahpatron"]["budget"]) == B        # the budget is reached and kept
+        assert int(mine["FOGD"]["budget"]) == exp.FOGD_FEATURES[ds]
         assert float(mine["Ahpatron"]["eps"]) in exp.AHPATRON_EPS
         assert float(mine["Projectron"]["params"].split("=")[1]) in exp.PROJECTRON_ETA
         assert float(mine["AVP"]["eps"]) == float(mine["Ahpatron"]["eps"])
@@ -152,7 +161,7 @@ def test_quick_table2_selects_the_best_grid_point(quick2):
     grid = _csv(out / "ahpatron_table2_grid.csv")
     rows = {(r["dataset"], r["learner"]): r for r in _csv(out / "ahpatron_table2.csv")}
     sizes = {"Ahpatron": 5, "Projectron": 2, "Projectron++": 2, "BOGD++": 7, "BOGD": 7,
-             "Forgetron": 1, "RBP": 1}
+             "Forgetron": 1, "RBP": 1, "FOGD": 7, "NOGD": 7}
     for ds in exp.QUICK_DATASETS:
         for name, size in sizes.items():
             points = [g for g in grid if g["dataset"] == ds and g["learner"] == name]
@@ -308,3 +317,29 @@ def test_file_names_parts_and_compression(tmp_path, monkeypatch):
     assert s["stand_ins"] == []
     assert s["detail"]["SUSY"]["info"]["n_rounds"] == 60
     assert s["detail"]["cod-rna"]["info"]["n_rounds"] == 12
+
+
+def test_quick_table2_fogd_nogd_equal_direct_runs(quick2):
+    """FOGD and NOGD rows re-run on the rebuilt permutations give the table's AMR."""
+    out, summary, _ = quick2
+    rows = {(r["dataset"], r["learner"]): r for r in summary["rows"]}
+    for ds in exp.QUICK_DATASETS:
+        X, y, _ = exp.stand_in(ds)
+        info = exp.PAPER_DATASETS[ds]
+        rng = np.random.default_rng([0, list(exp.PAPER_DATASETS).index(ds)])
+        streams = []
+        for _ in range(2):
+            order = rng.permutation(X.shape[0])[:exp.QUICK_ROUNDS]
+            streams.append((X[order], y[order], int(rng.integers(2 ** 31))))
+        for name in ("FOGD", "NOGD"):
+            sel = summary["detail"][ds]["learners"][name]["selected"]
+            amr = []
+            for Xp, yp, s in streams:
+                if name == "FOGD":
+                    assert sel["D"] == exp.FOGD_FEATURES[ds]
+                    learner = FOGD(okl.Gaussian(info["sigma"]), D=sel["D"], eta=sel["eta"], seed=s)
+                else:
+                    learner = NOGD(okl.Gaussian(info["sigma"]), B=info["B"],
+                                   k=int(0.2 * info["B"]), eta=sel["eta"])
+                amr.append(learner.run(Xp, yp).mistake_rate)
+            assert rows[ds, name]["amr_mean"] == pytest.approx(np.mean(amr), abs=1e-15)

@@ -39,8 +39,15 @@ AMR averaged over those same permutations:
   and the value of the Ahpatron authors' runs for ``gamma``).  With these two every
   coefficient stays ``+-eta``, so BOGD++'s removal is uniform and BOGD++ and BOGD
   give the same runs (same seeds): the BOGD row is there to show it.
-* FOGD, NOGD, POMDR are in Table 2 but not implemented in okl yet: they are listed as
-  "not implemented", with the paper's numbers, and never silently dropped.
+* FOGD (``okl.learners.features.FOGD``, hinge loss): the number of random frequencies
+  ``D`` of Table 2's ``B|D`` column (2000 on phishing, SUSY, ijcnn1 and cod-rna, 300 on
+  w8a and a9a; ``2 D`` features), step best of ``10^{-3..3} / sqrt(T)``; the seed of each
+  permutation seeds the frequencies.
+* NOGD (``okl.learners.features.NOGD``, hinge loss): budget ``B`` of the dataset, rank
+  ``k = 0.2 B`` ("the other parameters of NOGD follow the original paper": the JMLR
+  paper's and the authors' ``r = 0.2 B``), step best of ``10^{-3..3} / sqrt(T)``.
+* POMDR is in Table 2 but not wired here yet: it is listed as "not implemented", with
+  the paper's numbers, and never silently dropped.
 * Not in Table 2, reported as extra rows (``in_paper = False``): AVP, Ahpatron without
   a budget (same ``U``, ``lam`` and the ``eps`` picked for Ahpatron), and the budgeted
   Perceptrons the paper left out ("much worse than FOGD and NOGD"): Forgetron and RBP
@@ -71,13 +78,14 @@ from okl.datasets import load_libsvm
 from okl.experiments import register
 from okl.kernels import Gaussian
 from okl.learners import AVP, BOGD, BOGDPP, RBP, Ahpatron, Forgetron, Projectron, ProjectronPP
+from okl.learners.features import FOGD, NOGD
 from okl.plotting import save_figure
 
 __all__ = [
     "ahpatron_table2", "ahpatron_table3", "PAPER_DATASETS", "PAPER_TABLE2", "PAPER_TABLE3",
     "DATA_FILES", "TABLE2_LEARNERS", "EXTRA_LEARNERS", "NOT_IMPLEMENTED", "AHPATRON_EPS",
     "PROJECTRON_ETA", "STEP_EXPONENTS", "data_dir", "find_data", "load_dataset", "stand_in",
-    "learner_grid", "make_learner",
+    "learner_grid", "make_learner", "FOGD_FEATURES",
 ]
 
 # ----------------------------------------------------------------------------
@@ -127,9 +135,12 @@ PAPER_TABLE3 = {"phishing": 1429, "SUSY": 23045, "cod-rna": 129497, "w8a": 1525,
                 "ijcnn1": 5204, "a9a": 9234}
 
 TABLE2_LEARNERS = ("Projectron++", "Projectron", "FOGD", "BOGD++", "NOGD", "POMDR", "Ahpatron")
-NOT_IMPLEMENTED = ("FOGD", "NOGD", "POMDR")
+NOT_IMPLEMENTED = ("POMDR",)
 EXTRA_LEARNERS = ("AVP", "BOGD", "Forgetron", "RBP")
-BUDGETED = ("Ahpatron", "BOGD++", "BOGD", "Forgetron", "RBP")
+BUDGETED = ("Ahpatron", "BOGD++", "BOGD", "Forgetron", "RBP", "NOGD")
+# FOGD's number of random frequencies D: Table 2's "B|D" column
+FOGD_FEATURES = {ds: table["FOGD"][2] for ds, table in PAPER_TABLE2.items()}
+NOGD_RANK_FRACTION = 0.2
 
 AHPATRON_EPS = (0.5, 0.6, 0.7, 0.8, 0.9)
 PROJECTRON_ETA = (0.1, 0.9)
@@ -425,7 +436,7 @@ def learner_grid(name: str, T: int) -> list[dict]:
         return [dict(eps=e) for e in AHPATRON_EPS]
     if name in ("Projectron", "Projectron++"):
         return [dict(eta=e) for e in PROJECTRON_ETA]
-    if name in ("BOGD++", "BOGD"):
+    if name in ("BOGD++", "BOGD", "FOGD", "NOGD"):
         return [dict(eta=10.0 ** k / math.sqrt(T)) for k in STEP_EXPONENTS]
     if name in ("Forgetron", "RBP"):
         return [{}]
@@ -451,6 +462,11 @@ def make_learner(name: str, params: dict, *, sigma: float, B: int, seed=None):
         return Forgetron(k, B=B, seed=seed)
     if name == "RBP":
         return RBP(k, B=B, seed=seed)
+    if name == "FOGD":
+        return FOGD(k, D=params["D"], eta=params["eta"], seed=seed)
+    if name == "NOGD":
+        return NOGD(k, B=B, k=max(1, int(NOGD_RANK_FRACTION * B)), eta=params["eta"],
+                    seed=seed)
     raise ValueError(f"unknown learner {name!r}")
 
 
@@ -487,9 +503,11 @@ def _evaluate(name, params, streams, seeds, *, sigma, B):
     return out
 
 
-def _tune(name, streams, seeds, *, sigma, B, T):
-    """Every grid point; the one with the smallest mean AMR (first on ties) is selected."""
-    grid = [_evaluate(name, p, streams, seeds, sigma=sigma, B=B) for p in learner_grid(name, T)]
+def _tune(name, streams, seeds, *, sigma, B, T, fixed=None):
+    """Every grid point (with the ``fixed`` parameters added); the one with the smallest
+    mean AMR (first on ties) is selected."""
+    grid = [_evaluate(name, {**p, **(fixed or {})}, streams, seeds, sigma=sigma, B=B)
+            for p in learner_grid(name, T)]
     best = min(range(len(grid)), key=lambda i: grid[i]["amr_mean"])
     return best, grid
 
@@ -605,7 +623,7 @@ def _format_table2(rows, infos, datasets):
                          f"{pt:>8}  {r['params']}")
         lines.append("")
     lines.append("* not in the paper's Table 2.  AMR = mean +- std over the permutations; "
-                 "budget = max |S_t|; time = mean seconds of one pass.")
+                 "budget = max |S_t| (FOGD: D); time = mean seconds of one pass.")
     stand = [ds for ds in datasets if infos[ds]["stand_in"]]
     if stand:
         lines.append(f"STAND-INS (generated data, not the paper's; put the LIBSVM files in "
@@ -690,9 +708,10 @@ def ahpatron_table2(out_dir, quick: bool = False, seed: int = 0, *, datasets=Non
         infos[ds] = info
         T, B, sigma = info["n_rounds"], info["B"], info["sigma"]
         results = {}
-        for name in [n for n in ("Ahpatron", "Projectron++", "Projectron", "BOGD++", "BOGD",
-                                 "Forgetron", "RBP") if n in run_set]:
-            best, grid = _tune(name, streams, seeds, sigma=sigma, B=B, T=T)
+        for name in [n for n in ("Ahpatron", "Projectron++", "Projectron", "FOGD", "BOGD++",
+                                 "NOGD", "BOGD", "Forgetron", "RBP") if n in run_set]:
+            fixed = {"D": FOGD_FEATURES[ds]} if name == "FOGD" else None
+            best, grid = _tune(name, streams, seeds, sigma=sigma, B=B, T=T, fixed=fixed)
             results[name] = (best, grid)
             for i, g in enumerate(grid):
                 grid_rows.append(dict(dataset=ds, source=info["source"], learner=name,
@@ -827,6 +846,10 @@ def _summary(table, rows, infos, datasets, detail, seed, quick, n_perm, text):
             "Projectron": {"eta_grid": list(PROJECTRON_ETA)},
             "Projectron++": {"eta_grid": list(PROJECTRON_ETA), "margin_update": "paper"},
             "BOGD++": {"eta_grid": "10^k/sqrt(T), k = -3..3", "lam": 0.0, "gamma": 1.0},
+            "FOGD": {"eta_grid": "10^k/sqrt(T), k = -3..3", "D": "Table 2's B|D column",
+                     "loss": "hinge"},
+            "NOGD": {"eta_grid": "10^k/sqrt(T), k = -3..3", "B": "the dataset's budget",
+                     "k": "0.2 B", "loss": "hinge"},
             "selection": "smallest mean AMR over the same permutations (in hindsight)",
             "budget": "max over rounds and permutations of |S_t|",
             "time": "mean Trace.seconds at the selected parameters",

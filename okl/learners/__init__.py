@@ -3,9 +3,10 @@ from okl.learners.base import OnlineLearner
 from okl.learners.ahpatron import AVP, Ahpatron
 from okl.learners.alma import ALMA
 from okl.learners.awv import KernelAWV, PKAWV
+from okl.learners.features import FOGD, NOGD
 from okl.learners.budget import BOGD, BOGDPP, RBP, Forgetron
 from okl.learners.norma import NORMA
 from okl.learners.projectron import Projectron, ProjectronPP
 from okl.learners.perceptron import KernelOGD, Perceptron
 
-__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron", "Forgetron", "RBP", "BOGD", "BOGDPP", "Projectron", "ProjectronPP", "KernelAWV", "PKAWV"]
+__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron", "Forgetron", "RBP", "BOGD", "BOGDPP", "Projectron", "ProjectronPP", "KernelAWV", "PKAWV", "FOGD", "NOGD"]

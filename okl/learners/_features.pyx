@@ -1,0 +1,446 @@
+# cython: language_level=3
+"""Typed cores of FOGD and NOGD (Lu, Hoi, Wang, Zhao & Liu, *Large Scale Online
+Kernel Learning*, JMLR 17(47), 2016): online gradient descent on an explicit
+feature map -- random Fourier features (FOGD) or the Nystrom map of the first
+``B`` support vectors (NOGD).  See ``okl/learners/features.py`` for the algorithms.
+"""
+
+from libc.math cimport cos, sin, sqrt, exp, fabs, log1p, fmax
+from libc.float cimport DBL_EPSILON
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy, memset
+from scipy.linalg.cython_blas cimport ddot, dgemv, daxpy
+from scipy.linalg.cython_lapack cimport dsyev
+
+import numpy as np
+cimport numpy as cnp
+
+from okl._core cimport Learner, Row, Stream
+
+cnp.import_array()
+
+cdef extern from "math.h" nogil:
+    void sincos(double x, double* s, double* c)   # GNU libm: both at the cost of one
+
+# loss kinds (the same codes and conventions as KernelOGD)
+cdef enum:
+    LOSS_HINGE = 0
+    LOSS_LOGISTIC = 1
+    LOSS_SQUARED = 2
+    LOSS_ABSOLUTE = 3
+
+cdef double ONE = 1.0
+cdef double ZERO = 0.0
+cdef int INC1 = 1
+
+
+cdef inline double _loss(int kind, double y, double f) noexcept nogil:
+    cdef double m
+    if kind == LOSS_HINGE:
+        return fmax(0.0, 1.0 - y * f)
+    if kind == LOSS_LOGISTIC:
+        m = y * f
+        if m > 0.0:
+            return log1p(exp(-m))
+        return -m + log1p(exp(m))
+    if kind == LOSS_SQUARED:
+        return 0.5 * (f - y) * (f - y)
+    return fabs(f - y)
+
+
+cdef inline double _dloss(int kind, double y, double f) noexcept nogil:
+    """``d l(f, y) / d f``; the subgradient 0 at the kinks (no update there)."""
+    cdef double e
+    if kind == LOSS_HINGE:
+        return -y if y * f < 1.0 else 0.0
+    if kind == LOSS_LOGISTIC:
+        if y * f >= 0.0:
+            e = exp(-y * f)
+            return -y * e / (1.0 + e)
+        return -y / (1.0 + exp(y * f))
+    if kind == LOSS_SQUARED:
+        return f - y
+    if f > y:
+        return 1.0
+    if f < y:
+        return -1.0
+    return 0.0
+
+
+cdef object _vector(const double* p, int n):
+    return np.array(<double[:n]> p, copy=True) if n > 0 else np.empty(0)
+
+
+# ----------------------------------------------------------------------------
+# FOGD
+# ----------------------------------------------------------------------------
+
+cdef class FOGDCore(Learner):
+    """``f(x) = w^T z(x)`` with ``z(x) = [cos(U x), sin(U x)] / sqrt(D)``.
+
+    ``U`` (``D x d``, row ``i`` the frequency ``u_i``) is stored column-major
+    (``u_i[j] = U[i + j D]``): a dense row is one ``dgemv``, a CSR row one
+    ``daxpy`` of a contiguous column per non-zero.  ``z`` keeps the features of
+    the last scored example, which ``update`` uses (the driver scores, then
+    updates, the same row).
+    """
+    cdef int loss_kind
+    cdef double eta
+    cdef int D, n_feat
+    cdef double* U
+    cdef double* w
+    cdef double* ux
+    cdef double* z
+    cdef long long n_updates
+
+    def __cinit__(self, *args, **kwargs):
+        self.U = NULL
+        self.w = NULL
+        self.ux = NULL
+        self.z = NULL
+        self.D = 0
+        self.n_feat = 0
+        self.n_updates = 0
+
+    def __dealloc__(self):
+        self._free()
+
+    cdef void _free(self) noexcept nogil:
+        free(self.U)
+        free(self.w)
+        free(self.ux)
+        free(self.z)
+        self.U = NULL
+        self.w = NULL
+        self.ux = NULL
+        self.z = NULL
+
+    def _fogd_setup(self, int loss_kind, double eta, int D):
+        self._free()
+        self.loss_kind = loss_kind
+        self.eta = eta
+        self.D = D
+        self.n_feat = 2 * D
+        self.n_updates = 0
+
+    def _fogd_allocate(self, U, w=None):
+        """Take the frequencies ``U`` (``D x d``) and the weights (default 0)."""
+        cdef int d = self.d
+        cdef Py_ssize_t i, j
+        U = np.asarray(U, dtype=np.float64)
+        if U.shape != (self.D, d):
+            raise ValueError(f"U must have shape ({self.D}, {d}), got {U.shape}")
+        cdef const double[:, :] u = U
+        self._free()
+        self.U = <double*> malloc(<size_t> self.D * d * sizeof(double))
+        self.w = <double*> malloc(self.n_feat * sizeof(double))
+        self.ux = <double*> malloc(self.D * sizeof(double))
+        self.z = <double*> malloc(self.n_feat * sizeof(double))
+        if self.U == NULL or self.w == NULL or self.ux == NULL or self.z == NULL:
+            self._free()
+            raise MemoryError(f"cannot allocate {self.D} random features of dimension {d}")
+        for j in range(d):
+            for i in range(self.D):
+                self.U[i + j * self.D] = u[i, j]
+        memset(self.z, 0, self.n_feat * sizeof(double))
+        if w is None:
+            memset(self.w, 0, self.n_feat * sizeof(double))
+        else:
+            wv = np.ascontiguousarray(w, dtype=np.float64)
+            for i in range(self.n_feat):
+                self.w[i] = wv[i]
+
+    cdef void features(self, const Row* x, double* out) noexcept nogil:
+        """``out = z(x) = [cos(u_i^T x)]_i ++ [sin(u_i^T x)]_i, scaled by 1/sqrt(D)``."""
+        cdef int i, k, D = self.D, d = self.d
+        cdef double s = 1.0 / sqrt(<double> D), v
+        if x.indices == NULL:
+            dgemv(b"N", &D, &d, &ONE, self.U, &D, <double*> x.data, &INC1, &ZERO,
+                  self.ux, &INC1)
+        else:
+            memset(self.ux, 0, D * sizeof(double))
+            for k in range(x.nnz):
+                v = x.data[k]
+                daxpy(&D, &v, self.U + <Py_ssize_t> x.indices[k] * D, &INC1, self.ux, &INC1)
+        for i in range(D):
+            sincos(self.ux[i], &out[D + i], &out[i])
+            out[i] *= s
+            out[D + i] *= s
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        self.features(x, self.z)
+        return ddot(&self.n_feat, self.w, &INC1, self.z, &INC1)
+
+    cdef double loss(self, double y, double f) noexcept nogil:
+        return _loss(self.loss_kind, y, f)
+
+    cdef void update(self, const Row* x, double y, double f) noexcept nogil:
+        cdef double g = _dloss(self.loss_kind, y, f), a
+        if g != 0.0:
+            a = -self.eta * g
+            daxpy(&self.n_feat, &a, self.z, &INC1, self.w, &INC1)
+            self.n_updates += 1
+
+    cdef int size(self) noexcept nogil:
+        return self.D
+
+    # -- inspection and pickling ----------------------------------------------------
+
+    def _fogd_transform(self, Stream s):
+        out = np.empty((s.T, self.n_feat))
+        cdef double[:, ::1] o = out
+        cdef Py_ssize_t t
+        cdef Row row
+        with nogil:
+            for t in range(s.T):
+                s.row(t, &row)
+                self.features(&row, &o[t, 0])
+        return out
+
+    def _fogd_frequencies(self):
+        if self.U == NULL:
+            return None
+        out = np.empty((self.D, self.d))
+        cdef double[:, ::1] o = out
+        cdef Py_ssize_t i, j
+        for i in range(self.D):
+            for j in range(self.d):
+                o[i, j] = self.U[i + j * self.D]
+        return out
+
+    def _fogd_weights(self):
+        return np.zeros(self.n_feat) if self.w == NULL else _vector(self.w, self.n_feat)
+
+    def _fogd_values(self):
+        return {"n_updates": int(self.n_updates), "D": int(self.D)}
+
+    def _fogd_state(self):
+        return {"U": self._fogd_frequencies(), "w": None if self.w == NULL else
+                self._fogd_weights(), "n_updates": self.n_updates}
+
+    def _fogd_restore(self, state):
+        if state["U"] is not None:
+            self._fogd_allocate(state["U"], state["w"])
+        self.n_updates = state["n_updates"]
+
+
+# ----------------------------------------------------------------------------
+# NOGD
+# ----------------------------------------------------------------------------
+
+cdef class NOGDCore(Learner):
+    """Kernel OGD until ``|S| = B``, then OGD on ``z(x) = M k_S(x)``, ``M = D_r^{-1/2} V_r^T``.
+
+    ``M`` is ``r x B``, column-major with leading dimension ``k`` (``r <= k``);
+    ``z`` keeps the features of the last scored example for ``update``.
+    """
+    cdef int loss_kind
+    cdef double eta
+    cdef int B, k, r
+    cdef bint switched
+    cdef long long switch_round
+    cdef double* M
+    cdef double* w
+    cdef double* z
+    cdef double* evals      # the top-k eigenvalues of K_B (descending), for inspection
+    cdef long long n_updates
+
+    def __cinit__(self, *args, **kwargs):
+        self.M = NULL
+        self.w = NULL
+        self.z = NULL
+        self.evals = NULL
+        self.switched = False
+        self.r = 0
+        self.switch_round = 0
+        self.n_updates = 0
+
+    def __dealloc__(self):
+        self._free()
+
+    cdef void _free(self) noexcept nogil:
+        free(self.M)
+        free(self.w)
+        free(self.z)
+        free(self.evals)
+        self.M = NULL
+        self.w = NULL
+        self.z = NULL
+        self.evals = NULL
+
+    def _nogd_setup(self, int loss_kind, double eta, int B, int k):
+        self._free()
+        self.loss_kind = loss_kind
+        self.eta = eta
+        self.B = B
+        self.k = k
+        self.r = 0
+        self.switched = False
+        self.switch_round = 0
+        self.n_updates = 0
+
+    cdef int _alloc_map(self) noexcept nogil:
+        self._free()
+        self.M = <double*> malloc(<size_t> self.k * self.B * sizeof(double))
+        self.w = <double*> malloc(self.k * sizeof(double))
+        self.z = <double*> malloc(self.k * sizeof(double))
+        self.evals = <double*> malloc(self.k * sizeof(double))
+        if self.M == NULL or self.w == NULL or self.z == NULL or self.evals == NULL:
+            self._free()
+            return -1
+        return 0
+
+    cdef int build_map(self) noexcept nogil:
+        """The Nystrom map of the ``B`` support vectors and the initial weights.
+
+        ``K_B = V Lambda V^T`` (LAPACK ``dsyev``); keep the ``k`` largest
+        eigenpairs, less those with ``lambda <= B eps lambda_max`` (numerically zero);
+        ``M = Lambda_r^{-1/2} V_r^T`` and ``w = M^{+T} alpha = Lambda_r^{1/2} V_r^T alpha``.
+        Returns 0, or -1 if out of memory / LAPACK failed.
+        """
+        cdef int n = self.B, i, j, src, info = 0, lwork = -1
+        cdef double wq, lam, tol, sl
+        cdef double* K
+        cdef double* ev
+        cdef double* work
+        cdef Row row
+        if self._alloc_map() != 0:
+            return -1
+        K = <double*> malloc(<size_t> n * n * sizeof(double))
+        ev = <double*> malloc(n * sizeof(double))
+        if K == NULL or ev == NULL:
+            free(K)
+            free(ev)
+            return -1
+        for i in range(n):
+            self.sv.as_row(i, &row)
+            self.sv.kernel_row_into(&row, K + <Py_ssize_t> i * n)
+        dsyev(b"V", b"L", &n, K, &n, ev, &wq, &lwork, &info)
+        lwork = <int> wq
+        work = <double*> malloc(max(lwork, 1) * sizeof(double))
+        if work == NULL:
+            free(K)
+            free(ev)
+            return -1
+        dsyev(b"V", b"L", &n, K, &n, ev, work, &lwork, &info)
+        free(work)
+        if info != 0:
+            free(K)
+            free(ev)
+            return -1
+        tol = fmax(ev[n - 1], 0.0) * n * DBL_EPSILON
+        self.r = 0
+        for j in range(self.k):
+            src = n - 1 - j                      # eigenvalues come in ascending order
+            lam = ev[src]
+            if not lam > tol:
+                break
+            sl = sqrt(lam)
+            self.evals[j] = lam
+            for i in range(n):
+                self.M[j + <Py_ssize_t> i * self.k] = K[i + <Py_ssize_t> src * n] / sl
+            self.w[j] = sl * ddot(&n, K + <Py_ssize_t> src * n, &INC1, self.sv.alpha, &INC1)
+            self.r += 1
+        free(K)
+        free(ev)
+        self.switched = True
+        self.switch_round = self.t
+        return 0
+
+    cdef void features(self, const Row* x, double* out) noexcept nogil:
+        """``out = M k_S(x)`` (after the switch); leaves ``k_S(x)`` in ``sv.krow``."""
+        self.sv.fill_krow(x)
+        if self.r > 0:
+            dgemv(b"N", &self.r, &self.B, &ONE, self.M, &self.k, self.sv.krow, &INC1, &ZERO,
+                  out, &INC1)
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        if not self.switched:
+            return self.sv.score(x)
+        self.features(x, self.z)
+        if self.r == 0:
+            return 0.0
+        return ddot(&self.r, self.w, &INC1, self.z, &INC1)
+
+    cdef double loss(self, double y, double f) noexcept nogil:
+        return _loss(self.loss_kind, y, f)
+
+    cdef void update(self, const Row* x, double y, double f) noexcept nogil:
+        cdef double g = _dloss(self.loss_kind, y, f), a
+        if g == 0.0:
+            return
+        a = -self.eta * g
+        self.n_updates += 1
+        if self.switched:
+            if self.r > 0:
+                daxpy(&self.r, &a, self.z, &INC1, self.w, &INC1)
+            return
+        if self.sv.add(x, a, self.t) < 0:
+            self.error = 1
+            return
+        if self.sv.n == self.B:
+            if self.build_map() != 0:
+                self.error = 1
+
+    cdef int size(self) noexcept nogil:
+        return self.sv.n if self.sv is not None else 0
+
+    # -- inspection and pickling ----------------------------------------------------
+
+    def _nogd_transform(self, Stream s):
+        if not self.switched:
+            raise ValueError("NOGD has no Nystrom features before its budget is full "
+                             f"({self.size()} of B = {self.B} support vectors)")
+        out = np.zeros((s.T, self.r))
+        cdef double[::1] buf = np.empty(max(self.r, 1))
+        cdef Py_ssize_t t, j
+        cdef Row row
+        for t in range(s.T):
+            s.row(t, &row)
+            self.features(&row, &buf[0])
+            for j in range(self.r):
+                out[t, j] = buf[j]
+        return out
+
+    def _nogd_map(self):
+        """``(M, w, eigenvalues)`` after the switch, else ``None``."""
+        if not self.switched:
+            return None
+        M = np.empty((self.r, self.B))
+        cdef double[:, ::1] m = M
+        cdef Py_ssize_t i, j
+        for j in range(self.r):
+            for i in range(self.B):
+                m[j, i] = self.M[j + i * self.k]
+        return M, _vector(self.w, self.r), _vector(self.evals, self.r)
+
+    def _nogd_values(self):
+        return {"n_updates": int(self.n_updates), "switched": bool(self.switched),
+                "switch_round": int(self.switch_round) if self.switched else None,
+                "rank": int(self.r)}
+
+    def _nogd_state(self):
+        return {"map": self._nogd_map(), "n_updates": self.n_updates,
+                "switch_round": self.switch_round}
+
+    def _nogd_restore(self, state):
+        cdef Py_ssize_t i, j
+        self.n_updates = state["n_updates"]
+        self.switch_round = state["switch_round"]
+        if state["map"] is None:
+            return
+        M, w, ev = state["map"]
+        if self._alloc_map() != 0:
+            raise MemoryError("cannot restore the Nystrom map")
+        self.r = M.shape[0]
+        for j in range(self.r):
+            self.w[j] = w[j]
+            self.evals[j] = ev[j]
+            for i in range(self.B):
+                self.M[j + i * self.k] = M[j, i]
+        self.switched = True
+
+    @property
+    def is_switched(self):
+        """True once the Nystrom map is built (``|S| = B`` was reached)."""
+        return bool(self.switched)
