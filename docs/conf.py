@@ -45,7 +45,8 @@ def _paper_line(cls) -> str:
 def _learner_pages() -> None:
     out = HERE / "learners"
     out.mkdir(exist_ok=True)
-    names = [n for n in okl.learners.__all__ if n != "OnlineLearner"]
+    names = [n for n in okl.learners.__all__
+             if n != "OnlineLearner" and not n.endswith("Trace")]
     index = ["Learners", "========", "",
              "One page per learner: its paper, the algorithm and equations it implements,",
              "its parameters, and what its ``Trace.extras`` report.  Every learner shares",

@@ -8,7 +8,7 @@ IEEE TSP 2004 (NORMA: ``theory.norma``, including the tuning function ``h`` of (
 Liao, Li, Liao, Hu & Dang, AAAI 2024 (Perceptron, AVP, Ahpatron and the quoted
 budgeted baselines: ``theory.ahpatron``).
 """
-from . import ahpatron, norma
+from . import ahpatron, experts, norma
 from .ahpatron import (
     AVPParameters,
     AhpatronParameters,
@@ -42,6 +42,21 @@ from .ahpatron import (
     pomdr_mistake_bound,
     rbp_expected_mistake_bound,
     rbp_max_radius,
+)
+from .experts import (
+    batbooks_theorem9_bound,
+    batbooks_theorem9_eta,
+    hedge_data_bound,
+    hedge_regret_bound,
+    hedge_tuned_eta,
+    msmw_data_bound,
+    msmw_regret_bound,
+    msmw_theorem5_constant,
+    msmw_theorem5_eta,
+    msmw_theorem5_rate,
+    osmd_bandit_eta,
+    osmd_bandit_regret_bound,
+    osmd_explore_regret_bound,
 )
 from .alignment import kernel_alignment, kernel_polarization
 from .comparators import (
@@ -101,6 +116,20 @@ __all__ = [
     "log_det_term",
     "norma",
     "ahpatron",
+    "experts",
+    "batbooks_theorem9_bound",
+    "batbooks_theorem9_eta",
+    "hedge_data_bound",
+    "hedge_regret_bound",
+    "hedge_tuned_eta",
+    "msmw_data_bound",
+    "msmw_regret_bound",
+    "msmw_theorem5_constant",
+    "msmw_theorem5_eta",
+    "msmw_theorem5_rate",
+    "osmd_bandit_eta",
+    "osmd_bandit_regret_bound",
+    "osmd_explore_regret_bound",
     "AVPParameters",
     "AhpatronParameters",
     "AhpatronTheorem4Bound",

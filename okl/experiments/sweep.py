@@ -54,12 +54,17 @@ def learner_class(name: str):
     from okl import learners
 
     key = str(name).replace("-", "").replace("_", "").lower()
-    for cls_name in learners.__all__:
-        cls = getattr(learners, cls_name)
-        if cls_name.lower() == key and cls is not learners.OnlineLearner:
-            return cls
-    known = [n for n in learners.__all__ if n != "OnlineLearner"]
+    known = [n for n in learners.__all__ if _is_stream_learner(getattr(learners, n))]
+    for cls_name in known:
+        if cls_name.lower() == key:
+            return getattr(learners, cls_name)
     raise ValueError(f"unknown learner {name!r}; learners: {known}")
+
+
+def _is_stream_learner(cls) -> bool:
+    from okl.learners.base import OnlineLearner
+
+    return isinstance(cls, type) and issubclass(cls, OnlineLearner) and cls is not OnlineLearner
 
 
 def make_kernel(name: str = "gaussian", **params):

@@ -4,9 +4,10 @@ from okl.learners.ahpatron import AVP, Ahpatron
 from okl.learners.alma import ALMA
 from okl.learners.awv import KernelAWV, PKAWV
 from okl.learners.features import FOGD, NOGD
+from okl.learners.experts import MSMW, OSMD, ExpertsTrace, Hedge
 from okl.learners.budget import BOGD, BOGDPP, RBP, Forgetron
 from okl.learners.norma import NORMA
 from okl.learners.projectron import Projectron, ProjectronPP
 from okl.learners.perceptron import KernelOGD, Perceptron
 
-__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron", "Forgetron", "RBP", "BOGD", "BOGDPP", "Projectron", "ProjectronPP", "KernelAWV", "PKAWV", "FOGD", "NOGD"]
+__all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron", "Forgetron", "RBP", "BOGD", "BOGDPP", "Projectron", "ProjectronPP", "KernelAWV", "PKAWV", "FOGD", "NOGD", "Hedge", "MSMW", "OSMD", "ExpertsTrace"]
