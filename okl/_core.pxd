@@ -32,6 +32,12 @@ ctypedef struct Row:
 
 
 cdef double kernel_self(const KernelParams* kp, const Row* x) noexcept nogil
+# out[i] = ||x - s_i||^2 (near-duplicates recomputed exactly): the distances that
+# every Gaussian kernel of a family shares (one row of distances, K exponentials)
+cdef void sq_dist_row(const double* S, int ld, const double* s_sq, int n, int d,
+                      const Row* x, double* out) noexcept nogil
+# x[i] = exp(c * x[i]) for i < n, vectorized (okl/_vexp.h)
+cdef void exp_scaled(double* x, int n, double c) noexcept nogil
 cdef void kernel_row(const KernelParams* kp, const double* S, int ld, const double* s_sq,
                      const double* s_l1, int n, int d, const Row* x,
                      double* out) noexcept nogil

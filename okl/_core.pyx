@@ -101,6 +101,33 @@ cdef double _dist_exact(const double* s, int ld, int d, const Row* x, bint l1) n
     return acc
 
 
+cdef void sq_dist_row(const double* S, int ld, const double* s_sq, int n, int d,
+                      const Row* x, double* out) noexcept nogil:
+    """``out[i] = ||x - s_i||^2`` for the ``n`` vectors stored feature-major.
+
+    ``||s||^2 + ||x||^2 - 2 <s, x>`` from the cached norms; where that cancels
+    (near-duplicates) the distance is recomputed exactly, so ``||x - x||^2 = 0``.
+    One row of distances serves every Gaussian kernel of a family (the kernel
+    selection learners evaluate K widths from it).
+    """
+    cdef int i
+    if n <= 0:
+        return
+    if x.indices == NULL:
+        okl_dense_dots(S, ld, n, d, x.data, out)
+    else:
+        okl_sparse_dots(S, ld, n, x.indices, x.data, x.nnz, out)
+    if okl_sq_dists(out, s_sq, x.sqnorm, n, CANCELLATION) > 0:
+        for i in range(n):
+            if out[i] < CANCELLATION * (s_sq[i] + x.sqnorm):
+                out[i] = _dist_exact(S + i, ld, d, x, False)
+
+
+cdef void exp_scaled(double* x, int n, double c) noexcept nogil:
+    """``x[i] = exp(c x[i])``, vectorized (``okl/_vexp.h``)."""
+    okl_exp_scaled(x, n, c)
+
+
 cdef void kernel_row(const KernelParams* kp, const double* S, int ld, const double* s_sq,
                      const double* s_l1, int n, int d, const Row* x,
                      double* out) noexcept nogil:
@@ -138,17 +165,15 @@ cdef void kernel_row(const KernelParams* kp, const double* S, int ld, const doub
                     out[i] = _dist_exact(S + i, ld, d, x, True)
         okl_exp_scaled(out, n, -kp.gamma)
         return
+    if kp.kind == KERNEL_GAUSSIAN:
+        sq_dist_row(S, ld, s_sq, n, d, x, out)
+        okl_exp_scaled(out, n, -kp.gamma)
+        return
     if x.indices == NULL:
         okl_dense_dots(S, ld, n, d, x.data, out)
     else:
         okl_sparse_dots(S, ld, n, x.indices, x.data, x.nnz, out)
-    if kp.kind == KERNEL_GAUSSIAN:
-        if okl_sq_dists(out, s_sq, x.sqnorm, n, CANCELLATION) > 0:
-            for i in range(n):
-                if out[i] < CANCELLATION * (s_sq[i] + x.sqnorm):
-                    out[i] = _dist_exact(S + i, ld, d, x, False)
-        okl_exp_scaled(out, n, -kp.gamma)
-    elif kp.kind == KERNEL_POLYNOMIAL:
+    if kp.kind == KERNEL_POLYNOMIAL:
         for i in range(n):
             v = kp.gamma * out[i] + kp.coef0
             out[i] = v

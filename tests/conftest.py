@@ -94,4 +94,6 @@ LEARNERS = [
     lambda: okl.FOGD(kernel=okl.Laplacian(2.0), D=30, eta=0.2, loss="squared", seed=2),
     lambda: okl.NOGD(kernel=okl.Gaussian(1.0), B=30, k=10, eta=0.3),
     lambda: okl.NOGD(kernel=okl.Gaussian(1.0), B=25, eta=0.2, loss="squared"),
+    lambda: okl.POMDR(kernel=okl.Gaussian(1.0), B=12, B0=5, M=3, T=600, c=0.1),
+    lambda: okl.POMD(kernel=okl.Gaussian(1.0), M=4, U=5.0, T=600),
 ]

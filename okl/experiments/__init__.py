@@ -11,7 +11,8 @@ from importlib import import_module
 EXPERIMENTS: dict = {}
 
 # modules whose experiments register themselves on import
-_MODULES = ("okl.experiments.norma", "okl.experiments.norma_bounds", "okl.experiments.ahpatron")
+_MODULES = ("okl.experiments.norma", "okl.experiments.norma_bounds", "okl.experiments.ahpatron",
+            "okl.experiments.pomdr")
 
 
 def register(name: str):

@@ -1,0 +1,376 @@
+"""POMD and POMDR: Li & Liao, *Improved Kernel Alignment Regret Bound for Online Kernel
+Learning* (AAAI 2023), Algorithm 1, eqs. (2)-(10) and the appendix "Computing"."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from okl._validation import check_choice, check_int, check_real, check_seed
+from okl.kernels import check_kernel
+from okl.learners._pomdr import POMDRCore
+from okl.learners.base import OnlineLearner
+from okl.learners.perceptron import _KernelExpansion
+
+__all__ = ["POMD", "POMDR", "default_B0"]
+
+_DICTIONARIES = {"cholesky": 0, "inverse": 1}
+
+
+def default_B0(T: int, c: float = 15.0) -> int:
+    """``B0 = ceil(c ln T)`` (at least 1): the rule after Theorem 2 (``c > 4``); the
+    experiments use ``c = 15`` ("we set B0 = ceil(15 ln T)", and Table 3's text)."""
+    T = check_int(T, "T", low=1)
+    c = check_real(c, "c", low=0, low_open=True)
+    return max(1, math.ceil(c * math.log(T)))
+
+
+class _POMDBase(_KernelExpansion, OnlineLearner, POMDRCore):
+    """Shared surface of POMD and POMDR: the horizon ``T``, extras and pickling."""
+
+    _blas_in_round_loop = True  # triangular solves / dgemv against the ALD dictionary
+
+    # -- the horizon T ------------------------------------------------------------------
+
+    def _budget_B0(self, T):
+        return None  # POMD: no switch to OMDR
+
+    def _settings_for(self, T):
+        """``(B0, threshold)`` for the horizon ``T``; ValueError when they are invalid."""
+        B0 = self._budget_B0(T)
+        thr = self.ald_scale_ * float(T) ** (-self.zeta)
+        return B0, thr
+
+    def _horizon_for(self, n_rounds):
+        """The horizon a learning call of ``n_rounds`` runs under (checked, no state change)."""
+        done = self.n_rounds
+        T = self.T if self.T is not None else self._horizon()
+        if T <= 0:      # first run without T: the stream is the horizon
+            T = done + n_rounds
+        if done + n_rounds > T:
+            raise ValueError(
+                f"T = {T} is the horizon of this {type(self).__name__} (rounds learned: "
+                f"{done}); {n_rounds} more would exceed it.  Algorithm 1 depends on T (the "
+                f"ALD threshold T^-zeta, B0 and line 8): pass a larger T to the constructor")
+        self._settings_for(T)   # validates B0 < B for this T
+        return T
+
+    def _checked(self, X, y):
+        stream, labels = super()._checked(X, y)
+        self._horizon_for(stream.T)
+        return stream, labels
+
+    def _begin_stream(self, n_rounds):
+        T = self._horizon_for(n_rounds)
+        if self._horizon() <= 0:
+            B0, thr = self._settings_for(T)
+            self._pomdr_set_horizon(T, 0 if B0 is None else B0, thr)
+        self._pomdr_begin_records(n_rounds)
+
+    def learn_one(self, x, y=None) -> None:
+        if self.T is None:
+            raise ValueError(f"T (the horizon) is required to learn one example at a time: "
+                             f"construct {type(self).__name__}(..., T=...) for streaming use")
+        self._horizon_for(1)
+        super().learn_one(x, y)
+
+    def partial_fit(self, X, y=None):
+        if self.T is None:
+            raise ValueError(f"T (the horizon) is required for partial_fit: construct "
+                             f"{type(self).__name__}(..., T=...) for streaming use")
+        return super().partial_fit(X, y)
+
+    # -- inspection ---------------------------------------------------------------------
+
+    @property
+    def D_(self) -> float:
+        """``D`` in use (``kernel.sup_diag`` when ``D`` is None)."""
+        return float(self.kernel.sup_diag) if self.D is None else self.D
+
+    @property
+    def ald_scale_(self) -> float:
+        """ALD scale in use (``sqrt(D)`` when ``ald_scale`` is None)."""
+        return math.sqrt(self.D_) if self.ald_scale is None else self.ald_scale
+
+    @property
+    def horizon_(self):
+        """The horizon ``T`` in use (``None`` until known)."""
+        T = self._horizon()
+        return None if T <= 0 else T
+
+    @property
+    def threshold_(self):
+        """The ALD threshold ``ald_scale * T^-zeta`` on ``sqrt(alpha_t)`` (None until T is known)."""
+        T = self.horizon_
+        return None if T is None else self._settings_for(T)[1]
+
+    @property
+    def norm_(self) -> float:
+        """``||f'_t||_H`` (kept incrementally, appendix "Computing ||f'_t||")."""
+        return math.sqrt(max(self._pomdr_values()["norm_sq"], 0.0))
+
+    def _extras(self):
+        v = self._pomdr_values()
+        tb = v.pop("t_bar")
+        out = {
+            "sum_delta": v["sum_delta"],
+            "sum_delta_tilde": v["sum_delta_tilde"],
+            "rate_sum": v["rate_sum"],
+            "lam": v["lam"],
+            "t_bar": math.inf if tb < 0 else int(tb),
+            "omdr": bool(v["omdr"]),
+            "halvings": v["halvings"],
+            "halving_rounds": v["halving_rounds"],
+            "ald_added": v["ald_added"],
+            "ald_projected": v["ald_projected"],
+            "n_updates": v["n_updates"],
+            "norm": math.sqrt(max(v["norm_sq"], 0.0)),
+            "T": self.horizon_,
+            "B0": v["B0"] if v["B0"] > 0 else None,
+            "threshold": self.threshold_,
+        }
+        out.update(self._pomdr_records())
+        return out
+
+    def _state(self):
+        return self._pomdr_state()
+
+    def _restore(self, state):
+        self._pomdr_restore(state)
+
+
+_COMMON_DOC = r"""
+    Rounds (``t = 1, ..., T``), with ``f'_0 = 0``, ``S_1 = {}`` and the optimistic gradient
+    of the last ``M_t = min(t - 1, M)`` examples (every example, whatever its loss)
+
+    ``grad_bar_t = -(1/M_t) sum_{r=1}^{M_t} y_{t-r} k(x_{t-r}, .)``, ``grad_bar_1 = 0``:
+
+    * (2) ``f_t = f'_{t-1} - lambda_t grad_bar_t``, so
+      ``f_t(x_t) = f'_{t-1}(x_t) + lambda_t / M_t sum_r y_{t-r} k(x_{t-r}, x_t)``
+      (appendix, "Computing f_t(x_t)"); predict ``sign(f_t(x_t))``; hinge loss
+      ``l_t = max(0, 1 - y_t f_t(x_t))``.  ``decision_function`` evaluates this ``f_t``
+      (the next round's hypothesis, optimistic term included).
+    * If ``l_t > 0`` (``grad_t = -y_t k(x_t, .)``), POMD: the ALD residual (4)
+      ``alpha_t = k(x_t, x_t) - k_S^T K_S^{-1} k_S`` (``alpha_t = D`` for ``S_t = {}``,
+      footnote 2) and the test (5) ``sqrt(alpha_t) <= ald_scale * T^-zeta``
+      (``ald_scale = sqrt(D)`` in (5)).  If it holds, (6): the replaced gradient
+      ``grad_hat_t = -y_t Phi_S beta*_t``, ``beta*_t = K_S^{-1} k_S``, i.e. the
+      coefficients of ``S`` grow by ``lambda_t y_t beta*_t``; otherwise (7): ``x_t`` joins
+      ``S`` with coefficient ``lambda_t y_t``.  Both end with the projection
+      ``f'_t = min{1, U / ||fbar'_t||} fbar'_t`` onto ``||f|| <= U`` ("Solution of OMD").
+    * Learning rate (before OMDR, the formula above "OMDR")
+      ``lambda_t = U / sqrt(3 D + sum_{tau < t} delta~_tau)``,
+      ``delta~_tau = max(||grad~_tau - grad_bar_tau||^2 - ||grad_bar_tau||^2, 0)`` with
+      ``grad~_tau`` the gradient actually used (``grad_hat`` under ALD, else ``grad``;
+      0 on rounds without loss).  In closed form (appendix):
+      ``k(x,x) - 2 y_t g_t`` for ``grad`` and ``beta^T K_S beta - 2 y_t beta^T v_t / M_t``
+      for ``grad_hat``, with ``g_t = (1/M_t) sum_r y_{t-r} k(x_t, x_{t-r})`` and
+      ``v_t = sum_r y_{t-r} k_S(x_{t-r})``.
+"""
+
+
+class POMD(_POMDBase):
+    __doc__ = r"""POMD, Projected Optimistic Mirror Descent: Algorithm 1 of Li & Liao
+    (AAAI 2023) without the switch to OMDR (Remark 1: "if we always execute POMD").
+
+    The support set is maintained by the ALD condition only, so it is unbudgeted (Theorem 1
+    bounds it: ``O(ln T)`` under exponential eigenvalue decay).
+""" + _COMMON_DOC + r"""
+    Parameters
+    ----------
+    kernel : okl kernel, default ``Gaussian(1.0)``
+        Must be bounded, ``k(x, x) <= D`` (Gaussian, Laplacian); for the linear and
+        polynomial kernels pass ``D``.
+    U : float > 0, default 25.0
+        Radius of ``H = {f : ||f||_H <= U}`` (the experiments' 25).
+    M : int >= 1, default 15
+        Window of the optimistic gradient (the experiments' 15).
+    zeta : float in (0, 1], default 0.5
+        ALD threshold exponent in (5) (the experiments use 0.5 or 2/3; Theorem 2 takes 1).
+    T : int >= 1 or None, default None
+        The horizon.  ``None``: ``run`` takes it from its stream (one ``run`` then learns
+        the whole horizon).  Required for ``learn_one`` / ``partial_fit`` (ValueError naming
+        ``T``); learning more than ``T`` rounds raises ValueError.
+    D : float > 0 or None, default None
+        ``sup_x k(x, x)`` (``kernel.sup_diag`` when None; must be finite).
+    ald_scale : float > 0 or None, default None
+        The ALD threshold is ``ald_scale * T^-zeta`` on ``sqrt(alpha_t)``.  ``None`` is (5),
+        ``sqrt(D)``; the experiments state "we set the threshold 10 T^-zeta" (``10``).
+    dictionary : {"cholesky", "inverse"}, default "cholesky"
+        How ``K_S`` is kept for (4) and ``beta*``: ``"inverse"`` is the paper's own
+        (appendix, "the second approach": the Projectron rank-one update of
+        ``K_S^{-1}``, ``okl.GramInverse``); ``"cholesky"`` keeps ``K_S = L L^T``
+        (``okl.GramCholesky``): ``alpha = k(x,x) - ||L^{-1} k||^2``,
+        ``beta* = L^{-T} L^{-1} k`` -- the same quantities in exact arithmetic at the same
+        ``O(|S|^2)`` cost, without the drift of an explicit inverse when ``K_S`` is
+        ill-conditioned (the ALD test admits residuals down to ``D T^-2 zeta``).
+        ``tests/test_pomdr.py`` checks both against the same oracle and the residuals
+        against high-precision determinant ratios.
+    seed : int, Generator or None
+        Unused (deterministic); kept for a uniform API.
+
+    Notes
+    -----
+    See :class:`POMDR` for the reconstructions (the ``3 D`` in the learning rate, the
+    appendix's typos) and for ``Trace.extras``.
+    """
+
+    _param_names = ("kernel", "U", "M", "zeta", "T", "D", "ald_scale", "dictionary", "seed")
+
+    def __init__(self, kernel=None, *, U=25.0, M=15, zeta=0.5, T=None, D=None, ald_scale=None,
+                 dictionary="cholesky", seed=None):
+        _init_common(self, kernel, U, M, zeta, T, D, ald_scale, dictionary, seed)
+        self._pomdr_setup(self.U, 1.0, self.D_, self.M, 0, _DICTIONARIES[self.dictionary])
+        if self.T is not None:
+            B0, thr = self._settings_for(self.T)
+            self._pomdr_set_horizon(self.T, 0, thr)
+
+    def _allocation(self):
+        return 64, True     # no budget: S grows whenever the ALD test fails
+
+
+class POMDR(_POMDBase):
+    __doc__ = r"""POMDR: Algorithm 1 of Li & Liao, *Improved Kernel Alignment Regret Bound for
+    Online Kernel Learning* (AAAI 2023): POMD, then OMDR once ``|S| = B0``.
+""" + _COMMON_DOC + r"""
+    * Line 17: when ``|S_{t+1}| = B0`` (an ALD addition), ``t_bar = t + 1``.  Line 8: the
+      POMD branch runs while ``t_bar >= T`` (``t_bar = +inf`` initially); from round
+      ``t_bar`` on (when ``t_bar < T``) every round is OMDR.
+    * OMDR, (8): if ``l_t > 0``, ``f'_t = Proj(f'_{t-1} + lambda_t y_t k(x_t, .))`` and
+      ``x_t`` joins ``S`` (no ALD test).  Line 22: when ``|S_{t+1}| = B`` the newest half
+      ``tau_{B/2+1..B}`` is removed and each removed coefficient is added to the kept
+      vector nearest to it, ``argmax_{i <= B/2} k(x_{tau_i}, x_{tau_j})`` (9); the result
+      is rescaled to ``||f'_t|| = U`` and the learning rate is reset, (10):
+      ``lambda_t = c U / sqrt(3 D + sum_{tau = t_j + 1}^{t - 1} delta_tau)``.  Between
+      ``t_bar`` and the first halving the POMD rate continues (the proof of Theorem 2,
+      Case 2: "for ``t <= t_1`` the regret bound is same with Case 1").
+
+    Parameters
+    ----------
+    kernel : okl kernel, default ``Gaussian(1.0)``
+        Must be bounded, ``k(x, x) <= D`` (Gaussian, Laplacian); for the linear and
+        polynomial kernels pass ``D``.
+    U : float > 0, default 25.0
+        Radius of ``H = {f : ||f||_H <= U}`` (the experiments' 25).
+    B : int, default 400
+        Budget of OMDR: even, ``> B0`` (the experiments' 400).
+    B0 : int >= 1 or None, default None
+        ``|S|`` at which POMD hands over to OMDR.  ``None``: ``ceil(15 ln T)`` (the
+        experiments; Theorem 2 asks ``ceil(c ln T)`` with ``c > 4``; see
+        :func:`default_B0`).  Must be ``< B`` (ValueError naming ``B0`` otherwise, when ``T``
+        is known).
+    M : int >= 1, default 15
+        Window of the optimistic gradient (the experiments' 15).
+    zeta : float in (0, 1], default 0.5
+        ALD threshold exponent in (5) (experiments: 0.5 or 2/3; Theorem 2: 1).
+    c : float > 0, default 1.0
+        Multiplier of the reset learning rate (10), used after each halving.  1 is
+        Algorithm 1; the experiments "multiply by a constant c in {0.05, 0.1} on the
+        learning rate lambda_t (see (10))".
+    T : int >= 1 or None, default None
+        The horizon.  ``None``: ``run`` takes it from its stream (one ``run`` then learns
+        the whole horizon).  Required for ``learn_one`` / ``partial_fit`` (ValueError naming
+        ``T``); learning more than ``T`` rounds raises ValueError.
+    D : float > 0 or None, default None
+        ``sup_x k(x, x)`` (``kernel.sup_diag`` when None; must be finite).
+    ald_scale : float > 0 or None, default None
+        ALD threshold ``ald_scale * T^-zeta`` on ``sqrt(alpha_t)``; None is (5)'s
+        ``sqrt(D)``; the experiments use 10 ("we set the threshold 10 T^-zeta").
+    dictionary : {"cholesky", "inverse"}, default "cholesky"
+        How ``K_S`` is kept for (4) during POMD; see :class:`POMD`.
+    seed : int, Generator or None
+        Unused (deterministic); kept for a uniform API.
+
+    Notes
+    -----
+    Reconstructions and typos (each tested in ``tests/test_pomdr.py``):
+
+    * (10) sets ``lambda_t = U / sqrt(max_{t in [t_j+1, t_{j+1}]} delta_t + ...)``: the max
+      runs over future rounds up to the next halving and cannot be computed online.  Its
+      role (Lemma 3 with ``epsilon >= max sigma_t``) is met by ``3 D``, an upper bound of
+      every ``delta_t`` (``||grad||^2 + 2 ||grad|| ||grad_bar|| <= 3 D``); ``3 D`` is also
+      the POMD rate's constant, printed as ``3`` (= ``3 D`` for the paper's Gaussian
+      kernels, ``D = 1``).
+    * Appendix, "Computing ||f'_t||": ``||f'_t||^2 = ||f'_{t-1}||^2 + lambda_t ||grad~||^2
+      - 2 lambda_t <f', grad~>`` lacks the square on the first ``lambda_t``; the update
+      used is ``||f' + lambda y h||^2 = ||f'||^2 + 2 lambda y <f', h> + lambda^2 ||h||^2``.
+      For ``h = Phi_S beta*`` the appendix's ``sum_i beta_i f'(x_i)`` equals ``f'(x_t)``
+      (``f'`` lies in the span of ``S``), which is what is used; ``||h||^2 = k_S^T beta*``.
+    * Line 8 reads "if ``t_bar >= T``": if ``|S|`` reaches ``B0`` at round ``T - 1``
+      (``t_bar = T``) the last round stays in POMD; the text's "stop executing POMD for
+      ``t >= t_bar + 1``" would keep round ``t_bar`` in POMD, one round later than
+      Algorithm 1 (and the authors' released code), which is followed.
+    * (9) on ties of ``k``: the oldest kept vector (the first index).  A rescale (9) of
+      ``f = 0`` is left at 0.  ``B`` must be even ("remove B/2 examples").
+    * If the ALD test fails but the residual is not positive in floating point (only for
+      ``kernel(x, x) = 0`` or a vanishing threshold) ``x_t`` is treated as dependent: (6).
+
+    ``Trace.losses`` is the hinge loss ``max(0, 1 - y_t f_t(x_t))``; ``Trace.budget`` is
+    ``|S_{t+1}|`` after each round.  ``Trace.extras``:
+
+    * ``sum_delta``: ``sum_tau delta_tau`` with ``delta_tau`` of (10) (the true gradient),
+      the quantity of Theorem 2 and Table 3; ``sum_delta_tilde``: the same with ``grad~``
+      (what the POMD rate accumulated); ``rate_sum``: the sum in the current rate (since
+      the last reset); ``lam``: ``lambda_{t+1}``.
+    * ``t_bar``: Algorithm 1's ``t_bar`` (``math.inf`` when ``|S|`` never reached
+      ``B0``, as in Table 3); ``omdr``: whether OMDR runs (``t_bar < T``).
+    * ``halvings`` (the ``N`` of the proof of Theorem 2; ``<= 2T/B - 1``),
+      ``halving_rounds`` (the ``t_i``), ``ald_added`` / ``ald_projected`` (rounds where (5)
+      failed / held), ``n_updates`` (rounds with ``l_t > 0``), ``norm`` (``||f'_T||``),
+      ``T``, ``B0``, ``threshold``.
+    * Per round of this run (aligned with ``Trace.scores``): ``rates`` (``lambda_t``),
+      ``deltas`` (``delta_t``), ``ald_residuals`` (``alpha_t``, NaN where (5) was not
+      evaluated).
+    """
+
+    _param_names = ("kernel", "U", "B", "B0", "M", "zeta", "c", "T", "D", "ald_scale",
+                    "dictionary", "seed")
+
+    def __init__(self, kernel=None, *, U=25.0, B=400, B0=None, M=15, zeta=0.5, c=1.0, T=None,
+                 D=None, ald_scale=None, dictionary="cholesky", seed=None):
+        self.B = check_int(B, "B", low=2)
+        if self.B % 2:
+            raise ValueError(f"B must be even (OMDR removes B/2 examples), got {self.B}")
+        self.B0 = None if B0 is None else check_int(B0, "B0", low=1)
+        self.c = check_real(c, "c", low=0, low_open=True)
+        _init_common(self, kernel, U, M, zeta, T, D, ald_scale, dictionary, seed)
+        self._pomdr_setup(self.U, self.c, self.D_, self.M, self.B,
+                          _DICTIONARIES[self.dictionary])
+        if self.T is not None:
+            B0, thr = self._settings_for(self.T)
+            self._pomdr_set_horizon(self.T, B0, thr)
+
+    def _budget_B0(self, T):
+        B0 = default_B0(T) if self.B0 is None else self.B0
+        if B0 >= self.B:
+            rule = f"ceil(15 ln T) = {B0} for T = {T}" if self.B0 is None else f"{B0}"
+            raise ValueError(f"B0 must be < B (Algorithm 1: B > B0), got B0 = {rule} and "
+                             f"B = {self.B}")
+        return B0
+
+    @property
+    def B0_(self):
+        """The ``B0`` in use (None until ``T`` is known)."""
+        T = self.horizon_
+        return None if T is None else self._budget_B0(T)
+
+    def _allocation(self):
+        return self.B, False    # |S| <= B always (halving at |S| = B)
+
+
+def _init_common(self, kernel, U, M, zeta, T, D, ald_scale, dictionary, seed):
+    self.kernel = check_kernel(kernel)
+    self.U = check_real(U, "U", low=0, low_open=True)
+    self.M = check_int(M, "M", low=1)
+    self.zeta = check_real(zeta, "zeta", low=0, high=1, low_open=True)
+    self.T = None if T is None else check_int(T, "T", low=1)
+    self.D = None if D is None else check_real(D, "D", low=0, low_open=True)
+    if self.D is None and not math.isfinite(self.kernel.sup_diag):
+        raise ValueError(f"D must be given for an unbounded kernel ({self.kernel!r} has "
+                         f"sup k(x, x) = inf); Algorithm 1 needs k(x, x) <= D")
+    self.ald_scale = (None if ald_scale is None
+                      else check_real(ald_scale, "ald_scale", low=0, low_open=True))
+    self.dictionary = check_choice(dictionary, "dictionary", _DICTIONARIES)
+    self.seed = check_seed(seed)
+    self._core_setup(self.kernel, self.seed, True)
+

@@ -1,0 +1,203 @@
+"""Tables 2-5 of Li & Liao (AAAI 2023): pomdr-table2, pomdr-table3."""
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+import okl
+import theory
+from okl import experiments
+from okl.experiments import pomdr as exp
+from okl.learners.features import FOGD, NOGD
+from okl.learners.pomdr import POMDR
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    """Quick runs of both tables on stand-ins (empty data directories)."""
+    mp = pytest.MonkeyPatch()
+    empty = tmp_path_factory.mktemp("no-data")
+    mp.setenv("OKL_DATA", str(empty))
+    mp.setenv("OKL_DATA_DIR", str(empty))
+    out = tmp_path_factory.mktemp("pomdr")
+    t2 = exp.pomdr_table2(out, quick=True, seed=0, verbose=False)
+    t3 = exp.pomdr_table3(out, quick=True, seed=0, verbose=False)
+    yield out, t2, t3
+    mp.undo()
+
+
+def _csv(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _streams(name, seed, n_perm, n_rounds):
+    """The experiment's permutations, rebuilt from the documented recipe."""
+    X, y, _ = exp.stand_in(name)
+    rng = np.random.default_rng([seed, list(exp.PAPER_DATASETS).index(name)])
+    out = []
+    for _ in range(n_perm):
+        order = rng.permutation(X.shape[0])[:n_rounds]
+        out.append((X[order], y[order], int(rng.integers(2 ** 31))))
+    return out
+
+
+def test_registered_and_constants():
+    assert experiments.EXPERIMENTS["pomdr-table2"] is exp.pomdr_table2
+    assert experiments.EXPERIMENTS["pomdr-table3"] is exp.pomdr_table3
+    assert set(exp.PAPER_TABLE2) == set(exp.PAPER_DATASETS)
+    assert exp.PAPER_TABLE2["w8a"]["POMDR"] == (2.12, 0.06, 18.36, 0.11)
+    assert exp.PAPER_TABLE3["mushrooms"][2.0] == (0.21, 68, math.inf)
+    assert [p["eta"] for p in exp.learner_grid("FOGD", 400)] == \
+        pytest.approx([10.0 ** k / 20 for k in range(-3, 4)])
+    assert exp.learner_grid("POMDR", 400) == [{"c": 0.05}, {"c": 0.1}]
+    f = exp.make_learner("FOGD", {"eta": 0.1}, sigma=4.0, zeta=0.5, seed=1)
+    assert isinstance(f, FOGD) and f.D == 400 and f.kernel.sigma == 4.0
+    n = exp.make_learner("NOGD", {"eta": 0.1}, sigma=4.0, zeta=0.5)
+    assert isinstance(n, NOGD) and n.B == 400 and n.k_ == 80
+    p = exp.make_learner("POMDR", {"c": 0.1}, sigma=2.0, zeta=2 / 3)
+    assert isinstance(p, POMDR) and (p.B, p.U, p.M, p.c, p.ald_scale) == (400, 25.0, 15, 0.1, 10.0)
+    assert p.zeta == pytest.approx(2 / 3)
+    with pytest.raises(ValueError):
+        exp.make_learner("SkeGD", {}, sigma=1.0, zeta=0.5)
+
+
+def test_quick_table2_rows_and_files(quick):
+    out, t2, _ = quick
+    assert t2["seconds"] < 30 and t2["quick"] and t2["n_permutations"] == 2
+    for name in ("pomdr_table2.csv", "pomdr_table2.json", "pomdr_table2.txt",
+                 "pomdr_table2_grid.csv"):
+        assert (out / name).stat().st_size > 0
+    rows = _csv(out / "pomdr_table2.csv")
+    assert [(r["dataset"], r["learner"]) for r in rows] == \
+        [(ds, n) for ds in exp.QUICK_DATASETS for n in exp.TABLE2_LEARNERS]
+    assert list(rows[0]) == list(exp._T2_FIELDS)
+    for r in rows:
+        assert r["source"] == "stand-in" and int(r["n_rounds"]) == exp.QUICK_ROUNDS
+        paper = exp.PAPER_TABLE2[r["dataset"]][r["learner"]]
+        assert float(r["paper_amr"]) == pytest.approx(paper[0] / 100)
+        if r["learner"] in exp.NOT_IMPLEMENTED:
+            assert r["status"] == "not implemented" and r["amr_mean"] == ""
+        else:
+            assert r["status"] == "ok" and 0 <= float(r["amr_mean"]) < 0.5
+            assert int(r["budget"]) <= 400
+    text = (out / "pomdr_table2.txt").read_text()
+    assert "STAND-IN" in text and "not implemented" in text and text == t2["text"] + "\n"
+    assert json.loads((out / "pomdr_table2.json").read_text())["rows"] == \
+        json.loads(json.dumps(t2["rows"]))
+
+
+def test_quick_table2_numbers_equal_direct_runs(quick):
+    """Each selected configuration re-run on the rebuilt permutations gives the table's
+    AMR exactly, and the selection is the grid's best."""
+    out, t2, _ = quick
+    rows = {(r["dataset"], r["learner"]): r for r in t2["rows"]}
+    grid = _csv(out / "pomdr_table2_grid.csv")
+    for ds in exp.QUICK_DATASETS:
+        info = exp.PAPER_DATASETS[ds]
+        streams = _streams(ds, 0, 2, exp.QUICK_ROUNDS)
+        for name in ("FOGD", "NOGD", "POMDR"):
+            sel = t2["detail"][ds]["learners"][name]["selected"]
+            amr = []
+            for X, y, s in streams:
+                if name == "FOGD":
+                    learner = FOGD(okl.Gaussian(info["sigma"]), D=400, eta=sel["eta"], seed=s)
+                elif name == "NOGD":
+                    learner = NOGD(okl.Gaussian(info["sigma"]), B=400, k=80, eta=sel["eta"])
+                else:
+                    learner = POMDR(okl.Gaussian(info["sigma"]), B=400, U=25.0, M=15,
+                                    zeta=info["zeta"], c=sel["c"], ald_scale=10.0)
+                amr.append(learner.run(X, y).mistake_rate)
+            assert rows[ds, name]["amr_mean"] == pytest.approx(np.mean(amr), abs=1e-15)
+            assert rows[ds, name]["amr_std"] == pytest.approx(np.std(amr, ddof=1), abs=1e-15)
+            points = [g for g in grid if g["dataset"] == ds and g["learner"] == name]
+            assert len(points) == (2 if name == "POMDR" else 7)
+            chosen = [g for g in points if g["selected"] == "True"]
+            assert len(chosen) == 1
+            assert float(chosen[0]["amr_mean"]) == min(float(g["amr_mean"]) for g in points)
+
+
+def test_quick_table3_numbers_equal_direct_runs(quick):
+    out, _, t3 = quick
+    rows = _csv(out / "pomdr_table3.csv")
+    assert [(r["dataset"], float(r["sigma"])) for r in rows] == \
+        [(ds, s) for ds in exp.QUICK_DATASETS for s in exp.PAPER_DATASETS[ds]["sigmas"]]
+    for r in t3["rows"]:
+        ds, sigma = r["dataset"], r["sigma"]
+        streams = _streams(ds, 0, 2, exp.QUICK_ROUNDS)
+        X0, y0, _ = streams[0]
+        K = okl.Gaussian(sigma)(X0)
+        assert r["A_T"] == pytest.approx(theory.kernel_alignment(K, y0), rel=1e-12)
+        assert r["A_T"] == pytest.approx(X0.shape[0] - y0 @ K @ y0 / X0.shape[0], rel=1e-10)
+        deltas, tbars, amr = [], [], []
+        for X, y, _ in streams:
+            tr = POMDR(okl.Gaussian(sigma), B=400, U=25.0, M=15, zeta=r["zeta"], c=r["c"],
+                       ald_scale=10.0).run(X, y)
+            deltas.append(tr.extras["sum_delta"])
+            tbars.append(float(tr.extras["t_bar"]))
+            amr.append(tr.mistake_rate)
+        assert r["sum_delta_mean"] == pytest.approx(np.mean(deltas), rel=1e-12)
+        assert r["amr_mean"] == pytest.approx(np.mean(amr), abs=1e-15)
+        tb = r["t_bar_median"]
+        assert (tb == "inf" and np.median(tbars) == np.inf) or tb == pytest.approx(np.median(tbars))
+        paper = exp.PAPER_TABLE3[ds][sigma]
+        assert r["paper_sum_delta"] == paper[1]
+    assert "A_T" in t3["text"] and "STAND-INS" in t3["text"]
+
+
+def test_blockwise_alignment_equals_theory(monkeypatch):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(230, 4))
+    y = np.where(rng.random(230) < 0.4, 1.0, -1.0)
+    k = okl.Gaussian(1.3)
+    exact = exp.kernel_alignment_of(k, X, y)
+    monkeypatch.setattr(exp, "ALIGNMENT_EXACT_MAX", 10)
+    monkeypatch.setattr(exp, "_ALIGNMENT_BLOCK", 37)
+    assert exp.kernel_alignment_of(k, X, y) == pytest.approx(exact, rel=1e-12)
+    assert exact == pytest.approx(theory.kernel_alignment(k(X), y), rel=1e-14)
+
+
+@pytest.mark.filterwarnings("ignore:.*is published with")
+def test_files_are_used_and_mnist12_has_no_data(tmp_path, monkeypatch):
+    """A mushrooms file in $OKL_DATA_DIR (the Ahpatron lookup knows no mushrooms) is not
+    used, one in $OKL_DATA (okl.datasets.fetch) is, when that module is there."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("OKL_DATA_DIR", str(empty))
+    data = tmp_path / "data"
+    data.mkdir()
+    rng = np.random.default_rng(1)
+    X = (rng.random((120, 112)) < 0.2).astype(float)
+    y = np.where(X[:, :10].sum(axis=1) > 2, 1, -1)
+    with open(data / "mushrooms", "w") as fh:
+        for row, label in zip(X, y):
+            fh.write(f"{label} " + " ".join(f"{j + 1}:1" for j in np.flatnonzero(row)) + "\n")
+    monkeypatch.setenv("OKL_DATA", str(data))
+    s = exp.pomdr_table2(tmp_path / "out", datasets=["mushrooms", "mnist12"], n_permutations=1,
+                         verbose=False)
+    info = s["detail"]["mushrooms"]["info"]
+    if exp._fetch_module() is None:
+        assert info["source"] == "stand-in"
+        return
+    assert info["source"] == "file" and info["n_rounds"] == 120 and info["n_features"] == 112
+    assert s["stand_ins"] == [] and s["no_data"] == ["mnist12"]
+    mn = [r for r in s["rows"] if r["dataset"] == "mnist12"]
+    assert {r["status"] for r in mn} == {"no data", "not implemented"}
+    assert all(r["paper_amr"] is not None for r in mn)
+    # the file's rows, in the experiment's permutation
+    rng = np.random.default_rng([0, list(exp.PAPER_DATASETS).index("mushrooms")])
+    order = rng.permutation(120)
+    seed = int(rng.integers(2 ** 31))
+    sel = s["detail"]["mushrooms"]["learners"]["FOGD"]["selected"]
+    tr = FOGD(okl.Gaussian(2.0), D=400, eta=sel["eta"], seed=seed).run(X[order], y[order])
+    row = [r for r in s["rows"] if r["dataset"] == "mushrooms" and r["learner"] == "FOGD"][0]
+    assert row["amr_mean"] == tr.mistake_rate
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(ValueError, match="unknown datasets"):
+        exp.pomdr_table2(tmp_path, datasets=["mnist"], verbose=False)
+    with pytest.raises(ValueError, match="unknown dataset"):
+        exp.load("cifar")
