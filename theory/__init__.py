@@ -8,7 +8,7 @@ IEEE TSP 2004 (NORMA: ``theory.norma``, including the tuning function ``h`` of (
 Liao, Li, Liao, Hu & Dang, AAAI 2024 (Perceptron, AVP, Ahpatron and the quoted
 budgeted baselines: ``theory.ahpatron``).
 """
-from . import ahpatron, experts, norma
+from . import ahpatron, experts, norma, pomdr
 from .ahpatron import (
     AVPParameters,
     AhpatronParameters,
@@ -57,6 +57,13 @@ from .experts import (
     osmd_bandit_eta,
     osmd_bandit_regret_bound,
     osmd_explore_regret_bound,
+)
+from .pomdr import (
+    ald_alpha,
+    ald_dictionary,
+    delta_sequence,
+    determinant_ratio,
+    sum_delta,
 )
 from .alignment import kernel_alignment, kernel_polarization
 from .comparators import (
@@ -117,6 +124,12 @@ __all__ = [
     "norma",
     "ahpatron",
     "experts",
+    "pomdr",
+    "ald_alpha",
+    "ald_dictionary",
+    "delta_sequence",
+    "determinant_ratio",
+    "sum_delta",
     "batbooks_theorem9_bound",
     "batbooks_theorem9_eta",
     "hedge_data_bound",
