@@ -24,7 +24,7 @@ def no_data(tmp_path, monkeypatch):
     """An empty data directory: every dataset is a stand-in, whatever ~/.okl holds."""
     empty = tmp_path / "no-data"
     empty.mkdir()
-    monkeypatch.setenv("OKL_DATA_DIR", str(empty))
+    monkeypatch.setenv("OKL_DATA", str(empty))
     return empty
 
 
@@ -33,7 +33,7 @@ def quick2(tmp_path_factory):
     """One quick run of Table 2 on stand-ins, shared by the checks below."""
     mp = pytest.MonkeyPatch()
     empty = tmp_path_factory.mktemp("no-data")
-    mp.setenv("OKL_DATA_DIR", str(empty))
+    mp.setenv("OKL_DATA", str(empty))
     out = tmp_path_factory.mktemp("table2")
     start = time.perf_counter()
     summary = exp.ahpatron_table2(out, quick=True, seed=0, verbose=False)
@@ -243,7 +243,7 @@ def test_real_file_is_used(tmp_path, monkeypatch):
     data.mkdir()
     X, y = _binary_rows(240, 123, seed=1)
     _write_libsvm(data / "a9a", X, y)
-    monkeypatch.setenv("OKL_DATA_DIR", str(data))
+    monkeypatch.setenv("OKL_DATA", str(data))
     assert exp.data_dir() == data
     assert exp.find_data("a9a") == [data / "a9a"]
     assert exp.find_data("phishing") is None
@@ -310,8 +310,8 @@ def test_file_names_parts_and_compression(tmp_path, monkeypatch):
     for row, label in zip(X, y):
         i = int(np.argmin(np.abs(Xs - row).sum(axis=1)))
         assert np.allclose(Xs[i], row, atol=1e-5) and label == (1.0 if ys[i] else -1.0)
-    # and the experiment reads all of them from OKL_DATA_DIR
-    monkeypatch.setenv("OKL_DATA_DIR", str(data))
+    # and the experiment reads all of them from OKL_DATA
+    monkeypatch.setenv("OKL_DATA", str(data))
     s = exp.ahpatron_table3(tmp_path / "out", datasets=["SUSY", "cod-rna"], n_permutations=1,
                             verbose=False)
     assert s["stand_ins"] == []

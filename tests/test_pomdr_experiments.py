@@ -20,7 +20,6 @@ def quick(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     empty = tmp_path_factory.mktemp("no-data")
     mp.setenv("OKL_DATA", str(empty))
-    mp.setenv("OKL_DATA_DIR", str(empty))
     out = tmp_path_factory.mktemp("pomdr")
     t2 = exp.pomdr_table2(out, quick=True, seed=0, verbose=False)
     t3 = exp.pomdr_table3(out, quick=True, seed=0, verbose=False)
@@ -161,11 +160,7 @@ def test_blockwise_alignment_equals_theory(monkeypatch):
 
 @pytest.mark.filterwarnings("ignore:.*is published with")
 def test_files_are_used_and_mnist12_has_no_data(tmp_path, monkeypatch):
-    """A mushrooms file in $OKL_DATA_DIR (the Ahpatron lookup knows no mushrooms) is not
-    used, one in $OKL_DATA (okl.datasets.fetch) is, when that module is there."""
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    monkeypatch.setenv("OKL_DATA_DIR", str(empty))
+    """A mushrooms file in $OKL_DATA (okl.datasets.fetch's directory) is used."""
     data = tmp_path / "data"
     data.mkdir()
     rng = np.random.default_rng(1)
@@ -178,9 +173,6 @@ def test_files_are_used_and_mnist12_has_no_data(tmp_path, monkeypatch):
     s = exp.pomdr_table2(tmp_path / "out", datasets=["mushrooms", "mnist12"], n_permutations=1,
                          verbose=False)
     info = s["detail"]["mushrooms"]["info"]
-    if exp._fetch_module() is None:
-        assert info["source"] == "stand-in"
-        return
     assert info["source"] == "file" and info["n_rounds"] == 120 and info["n_features"] == 112
     assert s["stand_ins"] == [] and s["no_data"] == ["mnist12"]
     mn = [r for r in s["rows"] if r["dataset"] == "mnist12"]

@@ -1,12 +1,20 @@
 """Datasets: synthetic streams and LIBSVM files.
 
-This is the foundation's part; cached downloads, CSV and the papers' streams
-(drifting mixtures, adversarial rescaling, prescribed spectra) build on it.
+LIBSVM and CSV files (``load_libsvm``, ``load_csv``: sparse kept sparse, labels
+mapped to {-1, +1}, malformed lines reported with their line number), the papers'
+benchmark sets by name with cached, checksummed downloads (``load``, ``fetch_file``,
+``available``; directory ``$OKL_DATA``), and the synthetic streams the papers need
+(XOR, drifting and switching mixtures, adversarial rescaling, prescribed spectra).
 """
 from okl.datasets.drifting import bayes_log_odds, drifting_mixture
-from okl.datasets.synthetic import xor_stream
-from okl.datasets.files import load_libsvm
+from okl.datasets.files import load_csv, load_libsvm
+from okl.datasets.fetch import (DATASETS, ChecksumError, DatasetNotFoundError, DownloadError,
+                                RemoteDataset, Source, available, data_home, fetch_file, load)
+from okl.datasets.synthetic import ADVERSARIAL_SCALE, adversarial_rescaling, xor_stream
 from okl.datasets.spectral import SpectralStream, prescribed_spectrum, spectral_stream
 
 __all__ = ["xor_stream", "drifting_mixture", "bayes_log_odds", "load_libsvm", "spectral_stream",
-           "prescribed_spectrum", "SpectralStream"]
+           "prescribed_spectrum", "SpectralStream", "load_csv", "load", "available",
+           "fetch_file", "data_home", "DATASETS", "RemoteDataset", "Source",
+           "DatasetNotFoundError", "DownloadError", "ChecksumError", "adversarial_rescaling",
+           "ADVERSARIAL_SCALE"]

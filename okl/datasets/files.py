@@ -1,27 +1,491 @@
-"""Reading LIBSVM / SVMlight files (sparse kept sparse)."""
+"""Reading LIBSVM / SVMlight and CSV files into ``(X, y)`` streams.
+
+* LIBSVM / SVMlight files go through scikit-learn's ``load_svmlight_file`` (its C
+  parser); ``X`` comes back as a CSR matrix (sparse kept sparse).
+* CSV files are split by the standard library's ``csv`` module and converted by
+  numpy; ``X`` is a dense array.
+* Both read plain files and ``.gz``, ``.bz2``, ``.xz`` and ``.zip`` archives
+  (chosen by the file name's suffix; a zip archive must hold one file, or name
+  the ``member`` to read).
+* A malformed file raises ``ValueError`` naming the file and the line (1-based,
+  counting every physical line: blanks, comments and a CSV header included).
+* Labels become {-1, +1} (``labels=None``): a file whose labels already are -1 / +1
+  keeps them, a file with two other numeric labels ``a < b`` maps ``a -> -1`` and
+  ``b -> +1`` (LIBSVM's ``{0, 1}`` and ``{1, 2}`` sets); any other label set needs
+  an explicit ``labels`` mapping or ``positive`` (one-vs-rest), else ``ValueError``.
+  ``labels="keep"`` returns the labels unchanged (regression targets).
+"""
 from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import io
+import itertools
+import lzma
+import math
+import numbers
+import zipfile
+from pathlib import Path
 
 import numpy as np
 
+__all__ = ["load_libsvm", "load_csv", "open_data_file", "COMPRESSION_SUFFIXES"]
 
-def load_libsvm(path, *, n_features: int | None = None):
-    """Load a LIBSVM file as ``(X, y)`` with ``X`` CSR float64 and binary labels in {-1, +1}.
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zip")
 
-    Labels ``{0, 1}`` or ``{1, 2}`` (the two conventions of LIBSVM's binary
-    sets) are mapped to ``{-1, +1}``; a file with any other label set, or
-    with more than two labels, raises ``ValueError``.
+
+# ----------------------------------------------------------------------------
+# Opening (possibly compressed) files
+# ----------------------------------------------------------------------------
+
+def open_data_file(path, member: str | None = None):
+    """Open ``path`` for binary reading, decompressing by its suffix.
+
+    ``.gz`` (gzip), ``.bz2`` (bzip2), ``.xz`` / ``.lzma`` (LZMA) and ``.zip`` are
+    decompressed on the fly; anything else is read as it is.  A zip archive must
+    contain exactly one file unless ``member`` names the one to read.
     """
-    from sklearn.datasets import load_svmlight_file  # scikit-learn's parser (C speed)
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        return gzip.open(path, "rb")
+    if suffix == ".bz2":
+        return bz2.open(path, "rb")
+    if suffix in (".xz", ".lzma"):
+        return lzma.open(path, "rb")
+    if suffix == ".zip":
+        archive = zipfile.ZipFile(path)
+        try:
+            names = [n for n in archive.namelist() if not n.endswith("/")]
+            if member is None:
+                if len(names) != 1:
+                    raise ValueError(f"{path}: the zip archive holds {len(names)} files "
+                                     f"({names[:5]}); name the one to read with member=")
+                member = names[0]
+            elif member not in names:
+                raise ValueError(f"{path}: the zip archive has no member {member!r}; "
+                                 f"it holds {names[:5]}")
+            return _ZipMember(archive, archive.open(member))
+        except BaseException:
+            archive.close()
+            raise
+    if member is not None:
+        raise ValueError(f"{path}: member={member!r} is only meaningful for a .zip archive")
+    return open(path, "rb")
 
+
+class _ZipMember(io.BufferedReader):
+    """A zip member's stream that closes its archive with it."""
+
+    def __init__(self, archive, raw):
+        super().__init__(raw)
+        self._archive = archive
+
+    def close(self):
+        try:
+            super().close()
+        finally:
+            self._archive.close()
+
+
+def _check_path(path) -> Path:
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    if not path.is_file():
+        raise ValueError(f"{path} is not a file")
+    return path
+
+
+def _check_n_rows(n_rows):
+    if n_rows is None:
+        return None
+    if isinstance(n_rows, bool) or not isinstance(n_rows, numbers.Integral) or n_rows < 1:
+        raise ValueError(f"n_rows must be None or a positive integer, got {n_rows!r}")
+    return int(n_rows)
+
+
+# ----------------------------------------------------------------------------
+# Labels
+# ----------------------------------------------------------------------------
+
+def _label_key(value):
+    """A hashable key under which a label is looked up in a ``labels`` mapping."""
+    if isinstance(value, (bytes, np.bytes_)):
+        value = value.decode()
+    if isinstance(value, str):
+        value = value.strip()
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return number
+    return float(value)
+
+
+def _check_mapping(labels, positive, path):
+    if labels is not None and positive is not None:
+        raise ValueError("give labels= or positive=, not both")
+    if labels is None or isinstance(labels, str):
+        if isinstance(labels, str) and labels != "keep":
+            raise ValueError(f"labels must be None, 'keep' or a mapping to -1/+1, "
+                             f"got {labels!r}")
+        return None
+    if not hasattr(labels, "items"):
+        raise ValueError(f"labels must be None, 'keep' or a mapping to -1/+1, got {labels!r}")
+    mapping = {}
+    for key, value in labels.items():
+        if isinstance(value, bool) or value not in (-1, 1):
+            raise ValueError(f"labels maps {key!r} to {value!r}; the targets must be -1 or +1")
+        mapping[_label_key(key)] = float(value)
+    if not mapping:
+        raise ValueError("labels is an empty mapping")
+    return mapping
+
+
+def _map_labels(raw, path, *, labels, positive, line_of):
+    """``raw`` (a 1-D array of numbers or strings) mapped to {-1, +1}.
+
+    ``line_of(i)`` gives the file line of example ``i`` for error messages; it is
+    only called on the error path.
+    """
+    mapping = _check_mapping(labels, positive, path)
+    if positive is not None or mapping is not None:
+        # Map each distinct label once; the labels take one pass of numpy.
+        distinct, inverse = np.unique(raw, return_inverse=True)
+        keys = [_label_key(v.item() if isinstance(v, np.generic) else v) for v in distinct]
+        if positive is not None:
+            pos = _label_key(positive)
+            if pos not in keys:
+                raise ValueError(f"{path}: positive={positive!r} is not among the labels "
+                                 f"{[str(k) for k in keys][:10]}")
+            targets = np.array([1.0 if k == pos else -1.0 for k in keys])
+        else:
+            missing = [j for j, k in enumerate(keys) if k not in mapping]
+            if missing:
+                first = int(np.flatnonzero(np.isin(inverse, missing))[0])
+                value = raw[first]
+                value = value.item() if isinstance(value, np.generic) else value
+                raise ValueError(f"{path}, line {line_of(first)}: label {value!r} is not in "
+                                 f"the labels mapping {labels!r}")
+            targets = np.array([mapping[k] for k in keys])
+        return targets[inverse.ravel()]
+    if raw.dtype.kind not in "biuf":
+        distinct = np.unique(raw)
+        raise ValueError(f"{path}: the labels are not numbers ({distinct[:10].tolist()}); "
+                         f"give labels={{...: +1, ...: -1}} to map them to -1/+1")
+    raw = raw.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(raw))
+    if bad.size:
+        raise ValueError(f"{path}, line {line_of(int(bad[0]))}: label {raw[bad[0]]} is not finite")
+    if labels == "keep":
+        return raw
+    distinct = np.unique(raw)
+    if len(distinct) > 2:
+        raise ValueError(f"{path}: {len(distinct)} distinct labels {distinct[:10].tolist()}; "
+                         f"a binary file is needed, or give labels={{label: +1 or -1}} or "
+                         f"positive=label (one-vs-rest), or labels='keep'")
+    if set(distinct.tolist()) <= {-1.0, 1.0}:
+        return raw
+    if len(distinct) == 2:
+        return np.where(raw == distinct[1], 1.0, -1.0)
+    raise ValueError(f"{path}: a single label {distinct.tolist()} that is not -1 or +1; "
+                     f"give labels={{{distinct[0]:g}: +1 or -1}}")
+
+
+# ----------------------------------------------------------------------------
+# LIBSVM / SVMlight
+# ----------------------------------------------------------------------------
+
+def _example_lines(fh):
+    """``(line_number, line)`` of the lines that hold an example (not blank, not a comment)."""
+    for number, line in enumerate(fh, start=1):
+        if line.split(b"#", 1)[0].strip():
+            yield number, line
+
+
+def _libsvm_line_problem(line: bytes, zero_based) -> str | None:
+    """Why ``line`` (an example line) is not valid LIBSVM / SVMlight, or None.
+
+    The grammar is scikit-learn's: ``label [qid:...] index:value ...`` with an
+    optional ``# comment``; indices are integers, strictly increasing, at least
+    1 (at least 0 when ``zero_based`` is not False); values and the label are
+    finite real numbers.
+    """
+    tokens = line.split(b"#", 1)[0].split()
     try:
-        X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
-    except ValueError as exc:
-        raise ValueError(f"{path}: not a valid LIBSVM file: {exc}") from None
-    labels = np.unique(y)
-    if len(labels) > 2:
-        raise ValueError(f"{path}: {len(labels)} distinct labels; a binary file is needed")
-    if set(labels) <= {-1.0, 1.0}:
-        return X, y
-    if len(labels) == 2:
-        return X, np.where(y == labels.max(), 1.0, -1.0)
-    raise ValueError(f"{path}: a single label {labels.tolist()} that is not -1 or +1")
+        label = float(tokens[0])
+    except ValueError:
+        return f"label {tokens[0].decode(errors='replace')!r} is not a number"
+    if not math.isfinite(label):
+        return f"label {tokens[0].decode(errors='replace')!r} is not finite"
+    pairs = tokens[1:]
+    if pairs and pairs[0].startswith(b"qid:"):
+        pairs = pairs[1:]  # a query id: scikit-learn skips it unless asked for it
+    last = -1
+    low = 1 if zero_based is False else 0
+    for token in pairs:
+        text = token.decode(errors="replace")
+        parts = token.split(b":")
+        if len(parts) != 2:
+            return f"{text!r} is not index:value"
+        try:
+            index = int(parts[0])
+        except ValueError:
+            index_text = parts[0].decode(errors="replace")
+            return f"feature index {index_text!r} in {text!r} is not an integer"
+        if index < low:
+            return f"feature index {index} in {text!r} is below {low}"
+        try:
+            value = float(parts[1])
+        except ValueError:
+            value_text = parts[1].decode(errors="replace")
+            return f"feature value {value_text!r} in {text!r} is not a number"
+        if not math.isfinite(value):
+            return f"feature value in {text!r} is not finite"
+        if index <= last:
+            return f"feature index {index} in {text!r} is not above the previous {last}"
+        last = index
+    return None
+
+
+def _first_bad_libsvm_line(path, member, zero_based, n_rows):
+    with open_data_file(path, member) as fh:
+        for k, (number, line) in enumerate(_example_lines(fh)):
+            if n_rows is not None and k >= n_rows:
+                break
+            problem = _libsvm_line_problem(line, zero_based)
+            if problem is not None:
+                return number, problem
+    return None
+
+
+def _line_of_example(path, member, row: int) -> int:
+    """The 1-based line number of example ``row`` (0-based) of a LIBSVM file."""
+    with open_data_file(path, member) as fh:
+        for k, (number, _) in enumerate(_example_lines(fh)):
+            if k == row:
+                return number
+    return -1
+
+
+def load_libsvm(path, *, n_features: int | None = None, labels=None, positive=None,
+                n_rows: int | None = None, zero_based="auto", member: str | None = None):
+    """Load a LIBSVM / SVMlight file as ``(X, y)``: ``X`` CSR float64, ``y`` float64.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; ``.gz``, ``.bz2``, ``.xz`` and ``.zip`` files are decompressed on
+        the fly.
+    n_features : int, optional
+        Number of columns of ``X`` (default: the largest index in the file), so
+        that files of one dataset (train and test parts) line up.
+    labels : None, "keep" or mapping
+        ``None``: binary labels to {-1, +1} (see the module docstring); a mapping
+        ``{label: +1 or -1}`` covering every label of the file (multi-class files);
+        ``"keep"``: no mapping (regression targets).
+    positive : label, optional
+        One-vs-rest: this label becomes +1, every other label -1.
+    n_rows : int, optional
+        Read only the first ``n_rows`` examples (blank and comment lines are not
+        examples).
+    zero_based : bool or "auto"
+        As in scikit-learn: whether the feature indices start at 0 ("auto": if an
+        index 0 occurs).  LIBSVM's own files start at 1.
+    member : str, optional
+        The file to read inside a zip archive.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_examples, n_features)
+    y : ndarray of shape (n_examples,)
+
+    Raises
+    ------
+    ValueError
+        A malformed line (naming the file and the line number), a non-finite value
+        or label, an empty file, or labels that are not binary while no mapping is
+        given.
+    """
+    from sklearn.datasets import load_svmlight_file  # scikit-learn's C parser
+
+    path = _check_path(path)
+    n_rows = _check_n_rows(n_rows)
+    if zero_based not in (True, False, "auto"):
+        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    _check_mapping(labels, positive, path)
+    suffix = path.suffix.lower()
+    try:
+        if n_rows is not None:
+            with open_data_file(path, member) as fh:
+                head = b"".join(line if line.endswith(b"\n") else line + b"\n"
+                                for _, line in itertools.islice(_example_lines(fh), n_rows))
+            X, y = load_svmlight_file(io.BytesIO(head), n_features=n_features,
+                                      dtype=np.float64, zero_based=zero_based)
+        elif suffix in (".xz", ".lzma", ".zip"):
+            with open_data_file(path, member) as fh:
+                X, y = load_svmlight_file(fh, n_features=n_features, dtype=np.float64,
+                                          zero_based=zero_based)
+        else:  # plain, .gz and .bz2 files are opened by scikit-learn itself
+            X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64,
+                                      zero_based=zero_based)
+    except (ValueError, OverflowError, EOFError, OSError, lzma.LZMAError,
+            zipfile.BadZipFile) as exc:
+        if isinstance(exc, (EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile)):
+            raise ValueError(f"{path}: not a valid LIBSVM file: cannot decompress it "
+                             f"({exc})") from None
+        bad = _first_bad_libsvm_line(path, member, zero_based, n_rows)
+        where = f"line {bad[0]}: {bad[1]}" if bad else str(exc)
+        raise ValueError(f"{path}: not a valid LIBSVM file: {where}") from None
+    if X.shape[0] == 0:
+        raise ValueError(f"{path}: not a valid LIBSVM file: it holds no examples")
+    bad_value = np.flatnonzero(~np.isfinite(X.data))
+    bad_label = np.flatnonzero(~np.isfinite(y))
+    if bad_value.size or bad_label.size:
+        bad = _first_bad_libsvm_line(path, member, zero_based, n_rows)
+        where = f"line {bad[0]}: {bad[1]}" if bad else "a value is not finite"
+        raise ValueError(f"{path}: not a valid LIBSVM file: {where}")
+    y = _map_labels(y, path, labels=labels, positive=positive,
+                    line_of=lambda i: _line_of_example(path, member, i))
+    X = X.tocsr()
+    X.sort_indices()
+    return X, np.ascontiguousarray(y, dtype=np.float64)
+
+
+# ----------------------------------------------------------------------------
+# CSV
+# ----------------------------------------------------------------------------
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def load_csv(path, *, label_column: int = -1, header=None, delimiter: str = ",",
+             labels=None, positive=None, n_rows: int | None = None,
+             member: str | None = None, encoding: str = "utf-8"):
+    """Load a CSV file as ``(X, y)``: ``X`` dense float64, ``y`` float64.
+
+    One example a line; every line has the same number of fields; one of them
+    (``label_column``, negative counts from the end) is the label, the others are
+    the features and must be finite numbers.  Blank lines are skipped.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; ``.gz``, ``.bz2``, ``.xz`` and ``.zip`` files are decompressed on
+        the fly.
+    label_column : int
+        Which field is the label (default: the last).
+    header : None, bool
+        Whether the first line is a header of column names.  ``None`` (default)
+        infers it: the first line is a header when none of its fields is a number.
+    delimiter : str
+        The field separator.
+    labels, positive
+        As in ``load_libsvm``; string labels (such as magic04's ``g`` / ``h``) need
+        a mapping, e.g. ``labels={"g": 1, "h": -1}``.
+    n_rows : int, optional
+        Read only the first ``n_rows`` examples.
+    member, encoding
+        The file inside a zip archive; the text encoding.
+
+    Raises
+    ------
+    ValueError
+        A line with the wrong number of fields or a field that is not a finite
+        number (naming the file and the line), an empty file, labels that are not
+        binary while no mapping is given.
+    """
+    path = _check_path(path)
+    n_rows = _check_n_rows(n_rows)
+    if header not in (None, True, False):
+        raise ValueError(f"header must be None (infer), True or False, got {header!r}")
+    if isinstance(label_column, bool) or not isinstance(label_column, numbers.Integral):
+        raise ValueError(f"label_column must be an integer, got {label_column!r}")
+    if not isinstance(delimiter, str) or len(delimiter) != 1:
+        raise ValueError(f"delimiter must be a single character, got {delimiter!r}")
+    _check_mapping(labels, positive, path)
+
+    rows, lines = [], []
+    n_fields = None
+    try:
+        raw = open_data_file(path, member)
+    except (EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path}: cannot decompress it ({exc})") from None
+    with raw:
+        text = io.TextIOWrapper(raw, encoding=encoding, newline="")
+        reader = csv.reader(text, delimiter=delimiter)
+        first = True
+        try:
+            for fields in reader:
+                if not fields or all(not f.strip() for f in fields):
+                    continue
+                line = reader.line_num
+                if first:
+                    first = False
+                    is_header = header if header is not None else not any(
+                        _is_number(f) for f in fields)
+                    n_fields = len(fields)
+                    if not -n_fields <= label_column < n_fields:
+                        raise ValueError(f"{path}, line {line}: label_column={label_column} "
+                                         f"is out of range for {n_fields} fields")
+                    if n_fields < 2:
+                        raise ValueError(f"{path}, line {line}: one field per line; a label "
+                                         f"and at least one feature are needed (is "
+                                         f"delimiter={delimiter!r} right?)")
+                    if is_header:
+                        continue
+                if len(fields) != n_fields:
+                    raise ValueError(f"{path}, line {line}: {len(fields)} fields where the "
+                                     f"file's first line has {n_fields}")
+                rows.append(fields)
+                lines.append(line)
+                if n_rows is not None and len(rows) >= n_rows:
+                    break
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path}, line {reader.line_num + 1}: not valid CSV: {exc}") from None
+        except (EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"{path}: cannot decompress it ({exc})") from None
+    if not rows:
+        raise ValueError(f"{path}: the CSV file holds no examples")
+    table = np.array(rows, dtype=object)
+    label_column = label_column % n_fields
+    feature_columns = [j for j in range(n_fields) if j != label_column]
+    try:
+        X = np.array(table[:, feature_columns].tolist(), dtype=np.float64)
+    except ValueError:
+        X = None
+    if X is None or not np.isfinite(X).all():
+        for i, fields in enumerate(rows):
+            for j in feature_columns:
+                text = fields[j].strip()
+                if not _is_number(text):
+                    raise ValueError(f"{path}, line {lines[i]}, column {j + 1}: feature "
+                                     f"{fields[j]!r} is not a number")
+                if not math.isfinite(float(text)):
+                    raise ValueError(f"{path}, line {lines[i]}, column {j + 1}: feature "
+                                     f"{fields[j]!r} is not finite")
+        if X is None:  # numpy refused a spelling that Python's float() accepts
+            X = np.array([[float(fields[j]) for j in feature_columns] for fields in rows])
+    raw_labels = [f[label_column].strip() for f in rows]
+    if all(_is_number(v) for v in raw_labels):
+        raw = np.array([float(v) for v in raw_labels])
+    else:
+        raw = np.array(raw_labels, dtype=object)
+        if labels is None and positive is None:
+            first_bad = next(i for i, v in enumerate(raw_labels) if not _is_number(v))
+            distinct = sorted(set(raw_labels))
+            raise ValueError(f"{path}: the labels are not numbers (line {lines[first_bad]}: "
+                             f"{raw_labels[first_bad]!r}; labels {distinct[:10]}); give "
+                             f"labels={{...: +1, ...: -1}} to map them to -1/+1")
+        if labels == "keep":
+            raise ValueError(f"{path}: labels='keep' needs numeric labels")
+    y = _map_labels(raw, path, labels=labels, positive=positive,
+                    line_of=lambda i: lines[i])
+    return np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64)

@@ -8,8 +8,8 @@ Ahpatron updated without a mistake (Table 3), with the unbudgeted AVP beside it.
 
 Data
 ----
-The paper's six LIBSVM sets (Table 1) are read from ``$OKL_DATA_DIR`` (default
-``~/.okl/data``) when they are there, under their LIBSVM names (``phishing``, ``SUSY``,
+The paper's six LIBSVM sets (Table 1) are read from ``$OKL_DATA`` (default
+``~/.cache/okl``) when they are there, under their LIBSVM names (``phishing``, ``SUSY``,
 ``ijcnn1`` + ``ijcnn1.t``, ``cod-rna.t`` or ``cod-rna``, ``w8a``, ``a9a`` + ``a9a.t``;
 see ``DATA_FILES``), plain or compressed (``.bz2``, ``.gz``, ``.xz``) and with an optional
 ``.txt`` / ``.libsvm`` / ``.svm`` suffix; the names are matched case-insensitively.
@@ -176,9 +176,11 @@ _SUBSAMPLE = {"SUSY": 50_000}
 
 
 def data_dir() -> Path:
-    """Where the LIBSVM files are looked for: ``$OKL_DATA_DIR``, else ``~/.okl/data``."""
-    env = os.environ.get("OKL_DATA_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".okl" / "data"
+    """Where the LIBSVM files are looked for: the data directory of ``okl.datasets``
+    (``$OKL_DATA``, else ``~/.cache/okl``), where ``okl.datasets.fetch_file`` puts them."""
+    from okl.datasets.fetch import data_home
+
+    return data_home()
 
 
 def find_data(name: str, directory=None) -> list[Path] | None:
@@ -627,7 +629,7 @@ def _format_table2(rows, infos, datasets):
     stand = [ds for ds in datasets if infos[ds]["stand_in"]]
     if stand:
         lines.append(f"STAND-INS (generated data, not the paper's; put the LIBSVM files in "
-                     f"{data_dir()} or $OKL_DATA_DIR): {', '.join(stand)}")
+                     f"{data_dir()} or $OKL_DATA): {', '.join(stand)}")
     return "\n".join(lines)
 
 
@@ -832,7 +834,7 @@ def _summary(table, rows, infos, datasets, detail, seed, quick, n_perm, text):
     note = ("all datasets are the paper's LIBSVM files" if not stand else
             f"STAND-INS for {', '.join(stand)}: generated data imitating the shape of the "
             f"paper's datasets, not the data; their numbers are not comparable with the "
-            f"paper's.  Put the LIBSVM files in $OKL_DATA_DIR (now {data_dir()}) to run on "
+            f"paper's.  Put the LIBSVM files in $OKL_DATA (now {data_dir()}) to run on "
             f"the real data.")
     return {
         "table": table, "paper": "Liao et al., Ahpatron, AAAI 2024", "seed": seed,

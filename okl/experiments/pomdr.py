@@ -17,13 +17,13 @@ Data
 The paper's datasets (``PAPER_DATASETS``): w8a, magic04, mushrooms and, in the
 supplementary, mnist12, a9a, SUSY, ijcnn1.  Each is looked up, nothing downloaded:
 
-1. in the cached-download directory of ``okl.datasets.fetch`` (``$OKL_DATA``, default
-   ``~/.cache/okl``; ``okl.datasets.fetch.fetch(name)`` downloads) under its published
+1. in the data directory of ``okl.datasets`` (``$OKL_DATA``, default
+   ``~/.cache/okl``; ``okl.datasets.fetch_file(name)`` downloads) under its published
    names: a9a = ``a9a`` + ``a9a.t`` (48,842 rows), ijcnn1 = ``ijcnn1`` + ``ijcnn1.t``
    (141,691), SUSY: 50,000 rows drawn uniformly from the file (the paper's "uniformly
    selecting 50,000 instances"), magic04 (UCI csv), mushrooms, w8a;
-2. else, for the datasets the Ahpatron reproduction knows, in its directory
-   (``$OKL_DATA_DIR``, ``okl.experiments.ahpatron.find_data``);
+2. else, for the datasets the Ahpatron reproduction knows, under the other file names
+   it accepts (``okl.experiments.ahpatron.find_data``, same directory);
 3. else a generated *stand-in* of the same dimension and feature type (marked as such
    in every output; its numbers are not the paper's).  mnist12 (MNIST digits 1 and 2)
    has no loader and no stand-in: it is listed as "no data" with the paper's numbers.
@@ -64,6 +64,7 @@ import scipy.sparse as sp
 
 import theory
 from okl.experiments import ahpatron as _ahp
+from okl.datasets import fetch
 from okl.experiments import register
 from okl.kernels import Gaussian
 from okl.learners.features import FOGD, NOGD
@@ -182,14 +183,6 @@ def stand_in(name: str, n: int | None = None):
     return X, y, f"generated stand-in ({n} x {X.shape[1]}): {text}"
 
 
-def _fetch_module():
-    try:
-        from okl.datasets import fetch
-    except ImportError:          # the cached-download module is optional
-        return None
-    return fetch
-
-
 def load(name: str, seed: int = 0):
     """``(X, y, info)`` of dataset ``name``: its file(s) if present (see the module
     docstring), else the stand-in, else ``None`` for ``X`` and ``y`` (mnist12)."""
@@ -199,9 +192,8 @@ def load(name: str, seed: int = 0):
     rng = np.random.default_rng([seed, 11, list(PAPER_DATASETS).index(name)])
     X = y = None
     files = []
-    fetch = _fetch_module()
     parts = _FETCH_PARTS.get(name)
-    if fetch is not None and parts and all(fetch.available(p) for p in parts):
+    if parts and all(fetch.available(p) for p in parts):
         files = [fetch.find(p)[0] for p in parts]
         if name == "SUSY":
             X, y = _ahp._load_libsvm_lines(_ahp._reservoir_lines(files, _SUSY_ROWS, rng))
