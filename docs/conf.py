@@ -46,7 +46,8 @@ def _learner_pages() -> None:
     out = HERE / "learners"
     out.mkdir(exist_ok=True)
     names = [n for n in okl.learners.__all__
-             if n != "OnlineLearner" and not n.endswith("Trace")]
+             if isinstance(getattr(okl.learners, n), type) and n != "OnlineLearner"
+             and not n.endswith(("Trace", "Budget"))]
     index = ["Learners", "========", "",
              "One page per learner: its paper, the algorithm and equations it implements,",
              "its parameters, and what its ``Trace.extras`` report.  Every learner shares",

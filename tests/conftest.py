@@ -96,4 +96,7 @@ LEARNERS = [
     lambda: okl.NOGD(kernel=okl.Gaussian(1.0), B=25, eta=0.2, loss="squared"),
     lambda: okl.POMDR(kernel=okl.Gaussian(1.0), B=12, B0=5, M=3, T=600, c=0.1),
     lambda: okl.POMD(kernel=okl.Gaussian(1.0), M=4, U=5.0, T=600),
+    lambda: okl.LKMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(2.0)], B=20, T=600, seed=1),
+    lambda: okl.LKMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(1.0), okl.Gaussian(4.0)],
+                         loss="absolute", B=15, T=600, lam=0.5, seed=2),
 ]

@@ -1,0 +1,314 @@
+# cython: language_level=3
+"""Typed core of LKMBooks (Li & Liao, *Online kernel selection with computational
+constraints*, Sec. 3.2, Theorems 2-3).
+
+One support set ``S`` and one coefficient vector ``a`` are shared by the ``K``
+hypotheses ``f_{t,i} = sum_{tau in S} a_tau k_i(x_tau, .)`` (eq. (4)); a round computes
+one row of squared distances ``||x_t - x_tau||^2`` (``okl._core.sq_dist_row``) and from
+it the ``K`` Gaussian kernel rows by ``K`` vectorized exponentials (Sec. 4.1: time
+``O(dB + KB + K)``, not ``O(KdB + K)``).  The kernel weights ``p_t`` are an
+``okl.learners._experts.HedgeCore`` (exponential weights over the criterion (6)).
+See ``okl/learners/lkmbooks.py`` for the algorithm and the reconstructions.
+"""
+
+from libc.math cimport fabs, fmax, pow
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+
+from okl._core cimport (Learner, Row, KernelParams, KERNEL_GAUSSIAN, Stream, sq_dist_row,
+                        exp_scaled, kernel_row)
+from okl.learners._experts cimport HedgeCore
+from scipy.linalg.cython_blas cimport ddot
+
+import numpy as np
+
+cdef int INC1 = 1
+
+cdef enum:
+    LOSS_HINGE = 0
+    LOSS_ABSOLUTE = 1
+
+
+cdef double* _alloc(Py_ssize_t n) except NULL:
+    cdef double* out = <double*> malloc((n if n > 0 else 1) * sizeof(double))
+    if out == NULL:
+        raise MemoryError()
+    return out
+
+
+cdef class LKMBooksCore(Learner):
+    """Typed state of LKMBooks: kernels, the shared distance row, ``p_t`` and counters."""
+    cdef int K
+    cdef KernelParams* kps      # the K kernels (for the unshared reference path)
+    cdef double* neg_gamma      # -1 / (2 sigma_i^2)
+    cdef double* fvals          # f_{t,i}(x_t) of the last scored example
+    cdef double* crit           # c_{t,i}, criterion (6)
+    cdef double* dist           # ||x_t - x_tau||^2, one row (capacity doubles)
+    cdef double* krow           # k_i(x_t, x_tau), one kernel at a time (capacity doubles)
+    cdef int buf_capacity
+    cdef HedgeCore hedge        # p_t
+    cdef int loss_kind
+    cdef double upsilon
+    cdef double zfac            # z_t = zfac T^{1-upsilon} (|E_t| + 1)^upsilon
+    cdef double zbase           # zfac T^{1-upsilon}
+    cdef double C               # the constant of (5)
+    cdef double lam             # step size lambda
+    cdef double l_m_fixed       # > 0: the normalizer max{l_m, 1}; <= 0: doubling trick
+    cdef double scale           # max{l_m, 1} in use
+    cdef double l_m_seen        # max_t |l'_t| (max_i f_{t,i} - min_j f_{t,j}) so far
+    cdef long long T            # horizon (0 until known)
+    cdef int B                  # example budget (the hard guard)
+    cdef long long n_nonzero    # |E_{t+1}|: rounds with a non-zero gradient
+    cdef long long n_sampled    # rounds with rho_t = 1
+    cdef long long n_added      # examples added to S
+    cdef long long n_blocked    # rho_t = 1 but |S| = B: update skipped (hard guard)
+    cdef long long restarts     # doubling-trick restarts of the exponential weights
+    cdef int max_size           # max_t |S_t|
+    cdef bint shared            # one distance row for all kernels (False: K kernel rows)
+    cdef double last_prob       # P[rho_t = 1] of the last round with a non-zero gradient
+
+    def __cinit__(self, *args, **kwargs):
+        self.K = 0
+        self.kps = NULL
+        self.neg_gamma = NULL
+        self.fvals = NULL
+        self.crit = NULL
+        self.dist = NULL
+        self.krow = NULL
+        self.buf_capacity = 0
+        self.hedge = None
+        self.T = 0
+        self.B = 0
+        self.scale = 1.0
+        self.shared = True
+
+    def __dealloc__(self):
+        free(self.kps)
+        free(self.neg_gamma)
+        free(self.fvals)
+        free(self.crit)
+        free(self.dist)
+        free(self.krow)
+
+    # -- configuration ------------------------------------------------------------
+
+    def _lkm_setup(self, kernels, int loss_kind, double upsilon, double zfac,
+                   double l_m_fixed):
+        cdef int i, K = len(kernels)
+        free(self.kps)
+        free(self.neg_gamma)
+        free(self.fvals)
+        free(self.crit)
+        self.kps = NULL
+        self.neg_gamma = self.fvals = self.crit = NULL
+        self.kps = <KernelParams*> malloc(K * sizeof(KernelParams))
+        if self.kps == NULL:
+            raise MemoryError()
+        self.neg_gamma = _alloc(K)
+        self.fvals = _alloc(K)
+        self.crit = _alloc(K)
+        self.K = K
+        for i in range(K):
+            kind, gamma, coef0, degree = kernels[i].kernel_params()
+            if kind != KERNEL_GAUSSIAN:
+                raise ValueError(f"kernels[{i}] must be a Gaussian kernel")
+            self.kps[i].kind = kind
+            self.kps[i].gamma = gamma
+            self.kps[i].coef0 = coef0
+            self.kps[i].degree = degree
+            self.neg_gamma[i] = -gamma
+            self.fvals[i] = 0.0
+            self.crit[i] = 0.0
+        self.hedge = HedgeCore(K, 0.0)
+        self.loss_kind = loss_kind
+        self.upsilon = upsilon
+        self.zfac = zfac
+        self.l_m_fixed = l_m_fixed
+        self.scale = fmax(l_m_fixed, 1.0)
+        self.l_m_seen = 0.0
+        self.n_nonzero = self.n_sampled = self.n_added = self.n_blocked = self.restarts = 0
+        self.max_size = 0
+        self.last_prob = 1.0
+
+    def _lkm_set_horizon(self, long long T, int B, double C, double lam, double eta):
+        self.T = T
+        self.B = B
+        self.C = C
+        self.lam = lam
+        self.zbase = self.zfac * pow(<double> T, 1.0 - self.upsilon)
+        self.hedge.learning_rate = eta
+
+    def _lkm_allocate(self):
+        """Distance and kernel-row buffers for the support set's capacity."""
+        cdef int cap = self.sv.capacity
+        free(self.dist)
+        free(self.krow)
+        self.dist = self.krow = NULL
+        self.dist = _alloc(cap)
+        self.krow = _alloc(cap)
+        self.buf_capacity = cap
+
+    def _lkm_use_shared_distances(self, bint shared):
+        """True (default): one distance row, K exponentials; False: K kernel rows
+        (``okl._core.kernel_row`` per kernel), the reference the speed-up is measured
+        against.  Both give bit-identical kernel values."""
+        self.shared = shared
+
+    def _horizon(self):
+        return self.T
+
+    # -- the round ------------------------------------------------------------------
+
+    cdef void kernel_values(self, const Row* x, int i, int n) noexcept nogil:
+        """``krow[:n] = k_i(x, S)``; with ``shared`` from the distance row in ``dist``."""
+        if self.shared:
+            memcpy(self.krow, self.dist, n * sizeof(double))
+            exp_scaled(self.krow, n, self.neg_gamma[i])
+        else:
+            kernel_row(&self.kps[i], self.sv.X, self.sv.capacity, self.sv.sqnorm,
+                       self.sv.l1norm, n, self.sv.d, x, self.krow)
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        """``f_t(x) = sum_i p_{t,i} f_{t,i}(x)``; keeps ``f_{t,i}(x)`` in ``fvals``."""
+        cdef int i, n = self.sv.n
+        cdef double f = 0.0
+        if n == 0:
+            for i in range(self.K):
+                self.fvals[i] = 0.0
+            return 0.0
+        if self.shared:
+            sq_dist_row(self.sv.X, self.sv.capacity, self.sv.sqnorm, n, self.sv.d, x,
+                        self.dist)
+        for i in range(self.K):
+            self.kernel_values(x, i, n)
+            self.fvals[i] = ddot(&n, self.sv.alpha, &INC1, self.krow, &INC1)
+            f += self.hedge.p[i] * self.fvals[i]
+        return f
+
+    cdef double loss(self, double y, double f) noexcept nogil:
+        if self.loss_kind == LOSS_HINGE:
+            return fmax(0.0, 1.0 - y * f)
+        return fabs(f - y)
+
+    cdef inline double derivative(self, double y, double f) noexcept nogil:
+        """``l'(f, y)``: hinge ``-y`` if ``y f < 1`` else 0; absolute ``sign(f - y)``."""
+        if self.loss_kind == LOSS_HINGE:
+            return -y if y * f < 1.0 else 0.0
+        if f > y:
+            return 1.0
+        if f < y:
+            return -1.0
+        return 0.0
+
+    cdef void update(self, const Row* x, double y, double f) noexcept nogil:
+        cdef double lp = self.derivative(y, f)
+        cdef double lo, hi, r, ref, prob, u
+        cdef int i
+        if lp == 0.0:
+            return      # grad = 0: rho_t = 0, c_t = 0 (p_{t+1} = p_t), E unchanged
+        # criterion (6) and the exponential-weights update of p_t
+        lo = hi = self.fvals[0]
+        for i in range(1, self.K):
+            if self.fvals[i] < lo:
+                lo = self.fvals[i]
+            if self.fvals[i] > hi:
+                hi = self.fvals[i]
+        r = fabs(lp) * (hi - lo)
+        if r > self.l_m_seen:
+            self.l_m_seen = r
+        if self.l_m_fixed <= 0.0 and r > self.scale:
+            # doubling trick: a new epoch with max{l_m, 1} doubled until it covers r
+            while self.scale < r:
+                self.scale *= 2.0
+            self.hedge.set_log_weights(self.hedge.logp0)
+            self.restarts += 1
+        ref = lo if lp > 0.0 else hi
+        for i in range(self.K):
+            self.crit[i] = lp * (self.fvals[i] - ref) / self.scale
+        self.hedge.update(self.crit)
+        # sampling rule (5), z_t of Theorem 2
+        prob = self.C / (self.zbase * pow(<double> (self.n_nonzero + 1), self.upsilon))
+        if prob > 1.0:
+            prob = 1.0
+        self.last_prob = prob
+        self.n_nonzero += 1
+        u = self.uniform()
+        if u < prob:
+            self.n_sampled += 1
+            if self.sv.n >= self.B:
+                self.n_blocked += 1     # hard guard: the budget is never exceeded
+                return
+            # f_{t+1,i} = f_{t,i} - lambda l'/P[rho = 1] k_i(x_t, .): one shared coefficient
+            if self.sv.add(x, -self.lam * lp / prob, self.t) < 0:
+                self.error = 1
+                return
+            self.n_added += 1
+            if self.sv.n > self.max_size:
+                self.max_size = self.sv.n
+
+    # -- inspection and pickling -------------------------------------------------------
+
+    def _lkm_kernel_rows(self, X):
+        """``[k_i(x, S) for i]`` for each row of the validated ``X`` via the path the
+        round uses: shape ``(K, len(X), |S|)`` (tests compare it with the kernels)."""
+        from okl._core import _stream
+        cdef Stream s = _stream(X, self.sv.d)
+        cdef int n = self.sv.n, i
+        cdef Py_ssize_t t, T = s.T
+        out = np.empty((self.K, T, n))
+        cdef double[:, :, ::1] o = out
+        cdef Row row
+        if n == 0:
+            return out
+        for t in range(T):
+            s.row(t, &row)
+            if self.shared:
+                sq_dist_row(self.sv.X, self.sv.capacity, self.sv.sqnorm, n, self.sv.d, &row,
+                            self.dist)
+            for i in range(self.K):
+                self.kernel_values(&row, i, n)
+                memcpy(&o[i, t, 0], self.krow, n * sizeof(double))
+        return out
+
+    def _lkm_last_values(self):
+        return np.array([self.fvals[i] for i in range(self.K)])
+
+    @property
+    def p_(self):
+        """The current kernel weights ``p_t`` (a copy)."""
+        return self.hedge.probabilities
+
+    def _lkm_values(self):
+        return {"n_nonzero": self.n_nonzero, "n_sampled": self.n_sampled,
+                "n_added": self.n_added, "guard_blocked": self.n_blocked,
+                "restarts": self.restarts, "max_size": self.max_size,
+                "l_m_seen": self.l_m_seen, "scale": self.scale, "last_prob": self.last_prob,
+                "T": self.T, "B": self.B, "C": self.C, "lam": self.lam,
+                "eta": self.hedge.learning_rate, "hedge_updates": self.hedge.n_updates}
+
+    def _lkm_state(self):
+        return {"hedge": self.hedge, "scale": self.scale, "l_m_seen": self.l_m_seen,
+                "n_nonzero": self.n_nonzero, "n_sampled": self.n_sampled,
+                "n_added": self.n_added, "n_blocked": self.n_blocked,
+                "restarts": self.restarts, "max_size": self.max_size,
+                "last_prob": self.last_prob, "T": self.T, "B": self.B, "C": self.C,
+                "lam": self.lam, "shared": self.shared}
+
+    def _lkm_restore(self, state):
+        self.hedge = state["hedge"]
+        self.scale = state["scale"]
+        self.l_m_seen = state["l_m_seen"]
+        self.n_nonzero = state["n_nonzero"]
+        self.n_sampled = state["n_sampled"]
+        self.n_added = state["n_added"]
+        self.n_blocked = state["n_blocked"]
+        self.restarts = state["restarts"]
+        self.max_size = state["max_size"]
+        self.last_prob = state["last_prob"]
+        self.shared = state["shared"]
+        if state["T"] > 0:
+            self._lkm_set_horizon(state["T"], state["B"], state["C"], state["lam"],
+                                  self.hedge.learning_rate)
+        if self.sv is not None:
+            self._lkm_allocate()
+

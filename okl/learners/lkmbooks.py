@@ -1,0 +1,332 @@
+"""LKMBooks: Li & Liao, *Online kernel selection with computational constraints*,
+Sec. 3.2 (Algorithm 1, reconstructed), Theorems 2-3."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from okl._validation import check_choice, check_int, check_real, check_seed
+from okl.kernels import Gaussian, Kernel
+from okl.learners._lkmbooks import LKMBooksCore
+from okl.learners.base import OnlineLearner
+from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
+                                  example_budget, memory_per_example, memory_used,
+                                  time_per_example, time_used)
+from okl.learners.perceptron import _KernelExpansion
+
+__all__ = ["LKMBooks", "paper_kernels"]
+
+_LOSSES = {"hinge": 0, "absolute": 1}
+_Z_FORMS = {"theorem2": None, "printed": None}
+
+
+def paper_kernels():
+    """The experiments' 9 Gaussian kernels, ``sigma`` in ``2^{-4}, ..., 2^4``."""
+    return [Gaussian(2.0 ** i) for i in range(-4, 5)]
+
+
+def _check_kernels(kernels):
+    if kernels is None:
+        return paper_kernels()
+    if not isinstance(kernels, (list, tuple)):
+        # a list or tuple is kept as given (the parameter as passed, which
+        # scikit-learn's clone checks); other iterables are read into a list
+        try:
+            kernels = list(kernels)
+        except TypeError:
+            raise ValueError(f"kernels must be a non-empty list of Gaussian kernels, got "
+                             f"{kernels!r}") from None
+    if not kernels:
+        raise ValueError("kernels must be a non-empty list of Gaussian kernels, got []")
+    for i, k in enumerate(kernels):
+        if not isinstance(k, Gaussian):
+            kind = type(k).__name__ if isinstance(k, Kernel) else repr(k)
+            raise ValueError(f"kernels[{i}] must be an okl.Gaussian kernel (LKMBooks shares "
+                             f"one row of squared distances across the kernels), got {kind}")
+    return kernels
+
+
+class LKMBooks(_KernelExpansion, OnlineLearner, LKMBooksCore):
+    r"""LKMBooks, Learning Kernel for Memory BOunded Online Kernel Selection: Li & Liao,
+    *Online kernel selection with computational constraints*, Sec. 3.2, Theorems 2-3.
+
+    ``K`` Gaussian kernels share one support set ``S`` and one coefficient vector
+    ``(a_tau)``: ``f_{t,i} = sum_{tau in S} a_tau k_i(x_tau, .)``, eq. (4).  The algorithm
+    box (Algorithm 1) is missing from the text; it is reconstructed from Sec. 3.2 and
+    Theorems 2-3 as follows.  With ``S = {}``, ``p_1 = (1/K, ..., 1/K)``, ``|E_1| = 0``,
+    on round ``t = 1, ..., T``:
+
+    1. ``f_{t,i}(x_t)`` for every ``i`` from one row of squared distances
+       ``||x_t - x_tau||^2`` and ``K`` exponentials (Sec. 4.1);
+    2. predict ``f_t(x_t) = sum_i p_{t,i} f_{t,i}(x_t)`` (the combined prediction of
+       (3)-(4), ``<f_t, phi_{p_t}(x_t)>``; ``sign`` of it for classification -- not a
+       sampled kernel);
+    3. suffer ``l(f_t(x_t), y_t)`` and take ``l' = l'(f_t(x_t), y_t)``: hinge
+       ``max(0, 1 - y f)`` with ``l' = -y`` if ``y f < 1`` else 0; absolute ``|f - y|``
+       with ``l' = sign(f - y)`` (0 at ``f = y``).  ``grad_{f_t} = l' phi_{p_t}(x_t)``
+       is non-zero iff ``l' != 0`` (``k_i(x, x) = 1``);
+    4. criterion (6): ``c_{t,i} = l' (f_{t,i}(x_t) - min_j f_{t,j}(x_t)) / max{l_m, 1}``
+       if ``l' > 0`` and ``l' (f_{t,i}(x_t) - max_j f_{t,j}(x_t)) / max{l_m, 1}``
+       otherwise, and exponential weights ``p_{t+1,i} ∝ p_{t,i} exp(-eta c_{t,i})``
+       (``okl.learners._experts.HedgeCore``).  Rounds with ``l' = 0`` have ``c_t = 0``
+       and leave ``p`` unchanged;
+    5. sampling rule (5): if ``l' != 0``, ``rho_t ~ Ber(min{1, C / z_t})`` with
+       ``z_t`` of Theorem 2 (below) and ``|E_t|`` the number of earlier rounds with a
+       non-zero gradient; one uniform ``u_t`` of the seeded generator is drawn,
+       ``rho_t = [u_t < P[rho_t = 1]]``;
+    6. if ``rho_t = 1``: ``f_{t+1,i} = f_{t,i} - lambda l~' k_i(x_t, .)`` for every
+       ``i`` with the unbiased ``l~' = l' / P[rho_t = 1]``, i.e. ``x_t`` joins ``S``
+       with the single coefficient ``a_t = -lambda l' / P[rho_t = 1]``;
+       **unless** ``|S| = B``: Theorem 2 bounds ``|S|`` only with probability
+       ``1 - delta``, and, as the experiments do ("we stop updating hypotheses when the
+       actual budget exceeds the available budget"), the update is then skipped (the
+       hard guard; counted in ``extras["guard_blocked"]``), so ``|S| <= B`` always.
+
+    Parameters
+    ----------
+    kernels : list of okl.Gaussian, default the paper's 9, ``sigma = 2^{-4..4}``
+        The candidates ``kappa_1, ..., kappa_K`` (Gaussian only: the shared row is one of
+        squared Euclidean distances).
+    loss : {"hinge", "absolute"}, default "hinge"
+        Classification (labels +-1) or regression.  Both have ``L = 1``.
+    B : int >= 1, optional
+        The example budget.  Exactly one of ``B``, ``memory_budget``, ``time_budget``.
+    memory_budget : float or okl.learners.budgets.MemoryBudget, optional
+        A memory budget in quanta (float64s, Definition 1).  A stored example costs
+        ``d + 1`` (its vector and the one shared coefficient) and ``p_t`` costs ``K``
+        (Remark 1: space ``O(dB + K)``), so ``B = floor((quanta - K) / (d + 1))`` unless
+        the budget's ``alpha`` is given (Assumption 3); resolved at the first example.
+    time_budget : float or okl.learners.budgets.TimeBudget, optional
+        A per-round time budget in quanta (multiplications, Definition 2):
+        ``d + K`` per stored example (shared distances, Sec. 4.1) and ``K`` fixed, so
+        ``B = floor((quanta - K) / (d + K))`` unless ``beta`` is given.
+    T : int >= 1 or None, default None
+        The horizon, on which ``z_t``, ``eta`` and ``lambda`` depend.  ``None``: ``run``
+        takes it from its stream (one ``run`` then learns the whole horizon).  Required
+        for ``learn_one`` / ``partial_fit``; learning more than ``T`` rounds raises
+        ValueError.
+    upsilon : float in [0, 1), default 1/3
+        The exponent of ``z_t`` (the experiments' 1/3; 0 samples every non-zero-gradient
+        round with the same probability).
+    eta : float >= 0 or None, default None
+        Learning rate of the exponential weights; ``None`` is Theorem 3's
+        ``sqrt(8 ln K / T)`` (also the experiments').
+    lam : float > 0 or None, default None
+        The step size ``lambda``; ``None`` is Theorem 3's: ``sqrt((1 + upsilon) B) /
+        (sqrt((1 - upsilon) D) L T)`` if ``B < T``, otherwise ``1 / (sqrt(D T) L)``, with
+        ``D = max_i sup k_i(x, x) = 1`` and ``L = 1``.  (The classification experiments
+        use ``5 / sqrt(T)``: pass it.)
+    C : float > 0 or None, default None
+        The constant of (5); ``None`` is Theorem 2's ``C = B``.
+    l_m : float >= 0 or None, default None
+        ``l_m`` of (6).  ``None``: the doubling trick (the paper: "can be tuned by the
+        doubling trick") -- ``max{l_m, 1}`` starts at 1; when a round's
+        ``|l'| (max_i f_{t,i} - min_j f_{t,j})`` exceeds it, it is doubled until it
+        covers it and the exponential weights restart from uniform (a new epoch;
+        ``extras["restarts"]``).  A number: the fixed normalizer ``max{l_m, 1}``.
+    z_form : {"theorem2", "printed"}, default "theorem2"
+        ``z_t`` of (5); see Notes.
+    seed : int, Generator or None
+        Seed of the Bernoulli draws ``rho_t``.
+
+    Notes
+    -----
+    **z_t (a typo in Theorem 2).** Theorem 2 prints
+    ``z_t = (1 - upsilon) T^{1-upsilon} (|E_t| + 1)^upsilon`` and claims
+    ``|S| <= B + (2/3) ln(1/delta) + sqrt(2 B ln(1/delta))`` w.p. ``1 - delta``.  That
+    bound is Bernstein's inequality for a sum of Bernoullis of total mean at most
+    ``B``; with ``C = B`` the mean is ``sum_{k=1}^{|E|} B / z(k)``, and since
+    ``sum_{k<=n} k^{-upsilon} <= n^{1-upsilon} / (1 - upsilon)`` it is at most ``B``
+    iff ``z(k) = T^{1-upsilon} k^upsilon / (1 - upsilon)``.  With the printed factor the
+    mean reaches ``B / (1 - upsilon)^2`` (2.25 B at the experiments' ``upsilon = 1/3``
+    when every round has a gradient, e.g. the absolute loss) and the theorem fails.
+    ``z_form="theorem2"`` (default) uses ``z_t = T^{1-upsilon} (|E_t| + 1)^upsilon /
+    (1 - upsilon)``, what the theorem's proof needs; ``z_form="printed"`` the printed
+    formula.  Both coincide at ``upsilon = 0`` (``z_t = T``).  ``lambda`` is Theorem
+    3's as printed in both cases (it was tuned to the printed ``z_t``; with the
+    corrected one the estimator's variance grows by ``(1 - upsilon)^{-2}``, a constant
+    that leaves Theorem 3's order unchanged).  ``tests/test_lkmbooks.py`` checks the
+    mean ``|S|`` (with the guard counted out, ``extras["n_sampled"]``) against ``B``
+    for both forms.
+
+    **Theorem 2's condition** ``(1 - upsilon) T^{1-upsilon} > B`` is not enforced;
+    ``min{1, C / z_t}`` keeps the probability valid, ``extras["theorem2_condition"]``
+    reports it.  If ``B >= T`` every bound is trivial (``|S| <= T <= B``); the
+    support set is then allocated for ``T`` examples.
+
+    **Memory.**  The paper shares one coefficient vector: the gradient step adds the
+    same coefficient ``-lambda l~'`` to every ``f_{t,i}``, so the ``K`` coefficient
+    vectors are equal and one is stored (``coefficients``).
+
+    ``Trace.losses`` is the hinge or absolute loss of the combined prediction;
+    ``Trace.budget`` is ``|S_{t+1}|``.  ``Trace.extras``: ``p`` (``p_{T+1}``),
+    ``best_kernel`` (``argmax p``), ``n_nonzero`` (``|E_{T+1}|``), ``n_sampled``
+    (rounds with ``rho_t = 1``: the ``|S|`` Theorem 2 bounds, as if there were no
+    guard), ``n_added``, ``guard_blocked`` (``n_sampled - n_added``), ``max_size``,
+    ``max_memory`` / ``max_time`` (quanta used by ``max_size`` examples, see
+    ``okl.learners.budgets``), ``memory_budget`` / ``time_budget`` (quanta, when
+    given), ``restarts``, ``l_m`` (the largest ``|l'| (max f - min f)`` seen),
+    ``l_m_scale`` (``max{l_m, 1}`` in use), ``B``, ``C``, ``T``, ``eta``, ``lam``,
+    ``upsilon``, ``theorem2_condition``.
+    """
+
+    _param_names = ("kernels", "loss", "B", "memory_budget", "time_budget", "T", "upsilon",
+                    "eta", "lam", "C", "l_m", "z_form", "seed")
+
+    def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
+                 time_budget=None, T=None, upsilon=1.0 / 3.0, eta=None, lam=None, C=None,
+                 l_m=None, z_form="theorem2", seed=None):
+        self.kernels = _check_kernels(kernels)
+        self.loss = check_choice(loss, "loss", _LOSSES)
+        self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
+        self.B = B
+        self.memory_budget = memory_budget
+        self.time_budget = time_budget
+        self.T = None if T is None else check_int(T, "T", low=1)
+        self.upsilon = check_real(upsilon, "upsilon", low=0, high=1, high_open=True)
+        self.eta = None if eta is None else check_real(eta, "eta", low=0)
+        self.lam = None if lam is None else check_real(lam, "lam", low=0, low_open=True)
+        self.C = None if C is None else check_real(C, "C", low=0, low_open=True)
+        self.l_m = None if l_m is None else check_real(l_m, "l_m", low=0)
+        self.z_form = check_choice(z_form, "z_form", _Z_FORMS)
+        self.seed = check_seed(seed)
+        self._pending_T = None
+        zfac = (1.0 / (1.0 - self.upsilon) if self.z_form == "theorem2"
+                else 1.0 - self.upsilon)
+        self._core_setup(self.kernels[0], self.seed, self.loss == "hinge")
+        self._lkm_setup(self.kernels, _LOSSES[self.loss], self.upsilon, zfac,
+                        -1.0 if self.l_m is None else max(self.l_m, 1.0))
+
+    # -- budget and horizon -------------------------------------------------------------
+
+    @property
+    def K(self) -> int:
+        return len(self.kernels)
+
+    @property
+    def D_(self) -> float:
+        """``D = max_i sup_x k_i(x, x)`` (1 for Gaussians)."""
+        return max(float(k.sup_diag) for k in self.kernels)
+
+    def _example_budget(self, d):
+        """``B`` for inputs of dimension ``d`` (ValueError when the budget is too small)."""
+        return example_budget(self._budget_spec,
+                              memory_per_example=memory_per_example(d), memory_fixed=self.K,
+                              time_per_example=time_per_example(d, self.K),
+                              time_fixed=self.K)
+
+    def _settings_for(self, T, B):
+        """``(C, lambda, eta)`` of Theorems 2-3 for horizon ``T`` and budget ``B``."""
+        C = float(B) if self.C is None else self.C
+        if self.lam is not None:
+            lam = self.lam
+        elif B < T:
+            lam = math.sqrt((1.0 + self.upsilon) * B) / (
+                math.sqrt((1.0 - self.upsilon) * self.D_) * T)
+        else:
+            lam = 1.0 / math.sqrt(self.D_ * T)
+        eta = math.sqrt(8.0 * math.log(self.K) / T) if self.eta is None else self.eta
+        return C, lam, eta
+
+    def _horizon_for(self, n_rounds):
+        done = self.n_rounds
+        T = self.T if self.T is not None else self._horizon()
+        if T <= 0:      # first run without T: the stream is the horizon
+            T = done + n_rounds
+        if done + n_rounds > T:
+            raise ValueError(
+                f"T = {T} is the horizon of this LKMBooks (rounds learned: {done}); "
+                f"{n_rounds} more would exceed it.  z_t, eta and lambda depend on T: pass "
+                f"a larger T to the constructor")
+        return T
+
+    def _checked(self, X, y):
+        stream, labels = super()._checked(X, y)
+        T = self._horizon_for(stream.T)
+        if self.n_features is None:
+            self._example_budget(stream.d)      # ValueError before any state changes
+        self._pending_T = T
+        return stream, labels
+
+    def _ensure_allocated(self, d):
+        if self.n_features is None:
+            B = self._example_budget(d)
+            T = self.T if self.T is not None else self._pending_T
+            self._core_allocate(d, max(1, min(B, T)), False)
+            self._lkm_allocate()
+            self._lkm_set_horizon(T, B, *self._settings_for(T, B))
+
+    def learn_one(self, x, y=None) -> None:
+        if self.T is None:
+            raise ValueError("T (the horizon) is required to learn one example at a time: "
+                             "construct LKMBooks(..., T=...) for streaming use")
+        self._horizon_for(1)
+        super().learn_one(x, y)
+
+    def partial_fit(self, X, y=None):
+        if self.T is None:
+            raise ValueError("T (the horizon) is required for partial_fit: construct "
+                             "LKMBooks(..., T=...) for streaming use")
+        return super().partial_fit(X, y)
+
+    # -- inspection ---------------------------------------------------------------------
+
+    @property
+    def B_(self):
+        """The example budget in use (``None`` until the dimension is known when a
+        memory or time budget was given)."""
+        if isinstance(self._budget_spec, int):
+            return self._budget_spec
+        return None if self.n_features is None else self._example_budget(self.n_features)
+
+    @property
+    def horizon_(self):
+        T = self._horizon()
+        return None if T <= 0 else T
+
+    @property
+    def lam_(self):
+        return self._lkm_values()["lam"] if self.horizon_ else None
+
+    @property
+    def eta_(self):
+        return self._lkm_values()["eta"] if self.horizon_ else None
+
+    @property
+    def C_(self):
+        return self._lkm_values()["C"] if self.horizon_ else None
+
+    def _extras(self):
+        v = self._lkm_values()
+        d = self.n_features
+        p = self.p_
+        B, T = v["B"], v["T"]
+        out = {
+            "p": p,
+            "best_kernel": int(np.argmax(p)),
+            "n_nonzero": v["n_nonzero"],
+            "n_sampled": v["n_sampled"],
+            "n_added": v["n_added"],
+            "guard_blocked": v["guard_blocked"],
+            "max_size": v["max_size"],
+            "max_memory": memory_used(v["max_size"], memory_per_example(d), self.K),
+            "max_time": time_used(v["max_size"], time_per_example(d, self.K), self.K),
+            "memory_budget": (self._budget_spec.quanta
+                              if isinstance(self._budget_spec, MemoryBudget) else None),
+            "time_budget": (self._budget_spec.quanta
+                            if isinstance(self._budget_spec, TimeBudget) else None),
+            "restarts": v["restarts"],
+            "l_m": v["l_m_seen"],
+            "l_m_scale": v["scale"],
+            "B": B, "C": v["C"], "T": T, "eta": v["eta"], "lam": v["lam"],
+            "upsilon": self.upsilon,
+            "theorem2_condition": (1.0 - self.upsilon) * T ** (1.0 - self.upsilon) > B,
+        }
+        return out
+
+    def _state(self):
+        return self._lkm_state()
+
+    def _restore(self, state):
+        self._lkm_restore(state)
