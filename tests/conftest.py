@@ -99,4 +99,8 @@ LEARNERS = [
     lambda: okl.LKMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(2.0)], B=20, T=600, seed=1),
     lambda: okl.LKMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(1.0), okl.Gaussian(4.0)],
                          loss="absolute", B=15, T=600, lam=0.5, seed=2),
+    lambda: okl.PFMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(1.0), okl.Gaussian(2.0)],
+                         B=40, T=600, seed=0),
+    lambda: okl.PFMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(2.0)], loss="absolute",
+                         Y=10.0, B=40, prediction="mean", T=600, seed=1),
 ]
