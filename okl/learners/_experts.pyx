@@ -241,7 +241,7 @@ cdef class ExpertsCore:
 
     def _core_state(self):
         return {"K": self.K, "t": self.t, "eta": self.eta,
-                "logp": self.log_probabilities,
+                "logp": self.log_probabilities, "p": np.array([self.p[k] for k in range(self.K)]),
                 "logp0": np.array([self.logp0[k] for k in range(self.K)]),
                 "rng": self._rng}
 
@@ -252,10 +252,13 @@ cdef class ExpertsCore:
             raise ValueError(f"state is for {K} actions, this core has {self.K}")
         logp = np.asarray(state["logp"], dtype=float)
         logp0 = np.asarray(state["logp0"], dtype=float)
+        # p and log p are restored bit for bit (renormalizing could move p by an ulp
+        # and a resumed run would then differ from the uninterrupted one)
+        p = np.asarray(state["p"], dtype=float) if "p" in state else np.exp(logp)
         for k in range(K):
             self.logp0[k] = logp0[k]
-            self.work[k] = logp[k]
-        self.set_log_weights(self.work)
+            self.logp[k] = logp[k]
+            self.p[k] = p[k]
         self.t = state["t"]
         self.eta = state["eta"]
         if state["rng"] is not None:
