@@ -103,4 +103,10 @@ LEARNERS = [
                          B=40, T=600, seed=0),
     lambda: okl.PFMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(2.0)], loss="absolute",
                          Y=10.0, B=40, prediction="mean", T=600, seed=1),
+    lambda: okl.OMKC(kernels=[okl.Gaussian(1.0), okl.Gaussian(2.0)], B=50),
+    lambda: okl.OMKC(kernels=[okl.Gaussian(1.0), okl.Gaussian(2.0)], loss="absolute", B=50),
+    lambda: okl.BATBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(1.0), okl.Gaussian(2.0)],
+                         B=40, T=600, seed=0),
+    lambda: okl.BATBooks(kernels=[okl.Gaussian(1.0), okl.Laplacian(2.0)], loss="absolute",
+                         B=30, T=600, eta="doubling", ell_max="doubling", seed=1),
 ]

@@ -12,7 +12,8 @@ EXPERIMENTS: dict = {}
 
 # modules whose experiments register themselves on import
 _MODULES = ("okl.experiments.norma", "okl.experiments.norma_bounds", "okl.experiments.ahpatron",
-            "okl.experiments.pomdr", "okl.experiments.pomdr_bounds")
+            "okl.experiments.pomdr", "okl.experiments.pomdr_bounds",
+            "okl.experiments.selection")
 
 
 def register(name: str):

@@ -1,0 +1,533 @@
+r"""BATBooks: Li & Liao, *Online kernel selection with computational constraints*,
+Sec. 4.2 ("A nearly optimal algorithm for K > d"), eqs. (10)-(11), Theorems 8-10.
+
+Online kernel selection under a **time budget**: each round evaluates only two of the
+``K`` hypotheses -- the exploited kernel ``I_t ~ p_t``, which predicts, and a uniformly
+explored kernel ``J_t``, which is updated -- so the per-round time is that of two kernel
+rows, against ``K`` rows (or one shared distance row and ``K`` exponentials) for a learner
+that combines all the kernels (LKMBooks).  The distribution ``p_t`` is learned by OSMD with
+the negative entropy (11) on the decoupled exploration-exploitation estimator (10).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from okl._core import SupportSet
+from okl._validation import check_choice, check_int, check_real, check_seed
+from okl.kernels import Gaussian, check_kernel
+from okl.learners._batbooks import BATBooksCore
+from okl.learners.base import OnlineLearner
+from okl.learners.budgets import (
+    TimeBudget,
+    check_budget_choice,
+    example_budget,
+    memory_per_example,
+    memory_used,
+    time_per_example,
+    time_used,
+)
+
+__all__ = ["BATBooks", "batbooks_upsilon", "condition_12", "paper_kernels",
+           "sampling_rate"]
+
+_LOSSES = {"hinge": 0, "absolute": 1}
+_ETA_FIXED, _ETA_DOUBLING = 0, 1
+_ELL_FIXED, _ELL_DOUBLING = 0, 1
+_LIPSCHITZ = 1.0        # |l'| <= 1 for the hinge loss (|y| = 1) and the absolute loss
+_DEFAULT_B = 400
+
+
+def paper_kernels():
+    """The paper's 9 Gaussian kernels, ``sigma in 2^{-4..4}`` (Sec. 5.1)."""
+    return [Gaussian(2.0 ** i) for i in range(-4, 5)]
+
+
+_Z_FORMS = ("theorem8", "printed")
+
+
+def _z_factor(upsilon, z_form):
+    return 1.0 / (1.0 - upsilon) if z_form == "theorem8" else 1.0 - upsilon
+
+
+def sampling_rate(t, T, upsilon, z_form="theorem8"):
+    """``z_{t,i}`` of Theorem 8: ``2 T^(1-upsilon) t^upsilon / (1-upsilon)``
+    (``z_form="theorem8"``, what the theorem's ``|S_i| = O(B/2)`` needs) or, as printed,
+    ``2 (1-upsilon) T^(1-upsilon) t^upsilon`` (``"printed"``); see :class:`BATBooks`."""
+    check_choice(z_form, "z_form", _Z_FORMS)
+    return 2.0 * _z_factor(upsilon, z_form) * float(T) ** (1.0 - upsilon) * t ** upsilon
+
+
+def condition_12(T, K, B, upsilon, z_form="printed"):
+    """Condition (12) of Theorem 10, ``z_{1,i} > C = K B``: the sampling probability
+    ``min{1, C / z_t}`` is never clipped at 1.  As printed (``z_form="printed"``):
+    ``2 (1 - upsilon) T^(1 - upsilon) > K B``; for the rate of ``z_form="theorem8"``:
+    ``2 T^(1 - upsilon) / (1 - upsilon) > K B``.
+    """
+    return sampling_rate(1.0, T, upsilon, z_form) > K * B
+
+
+def batbooks_upsilon(T, K, B, z_form="printed"):
+    """The experiments' choice of ``upsilon`` (Sec. 5.3.1): the largest of
+    ``{1/i : i = 3, ..., 12}`` that satisfies condition (12) (for the rate ``z_form``);
+    ``0`` when none does (the paper does not say; ``upsilon = 0`` is Theorem 8's uniform
+    rule, and Theorem 10's second case covers a failed (12))."""
+    T = check_int(T, "T", low=1)
+    K = check_int(K, "K", low=1)
+    B = check_int(B, "B", low=1)
+    for i in range(3, 13):
+        if condition_12(T, K, B, 1.0 / i, z_form):
+            return 1.0 / i
+    return 0.0
+
+
+def _check_kernels(kernels):
+    """The kernel list (the paper's 9 Gaussians for ``None``), each bounded."""
+    if kernels is None:
+        return paper_kernels()
+    if isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__"):
+        raise ValueError(f"kernels must be a list of okl kernels, got {kernels!r}")
+    out = [check_kernel(k, "kernels") if k is not None else check_kernel(0, "kernels")
+           for k in kernels]
+    if not out:
+        raise ValueError("kernels must hold at least one kernel")
+    for k in out:
+        if not math.isfinite(k.sup_diag):
+            raise ValueError(f"kernels must be bounded (Assumption 1: k(x, x) <= D_i); "
+                             f"{k!r} has sup k(x, x) = inf")
+    return out
+
+
+def _example_budget(spec, K, d):
+    """``B`` of a budget spec for inputs of dimension ``d``: ``None`` while ``d`` is
+    needed (a time budget without ``beta``); ValueError when it is below 2.  A kernel
+    evaluation against a stored example costs ``d + 1`` quanta, the OSMD step ``K``."""
+    if isinstance(spec, TimeBudget) and spec.beta is None and d is None:
+        return None
+    B = example_budget(spec, time_per_example=time_per_example(1 if d is None else d, 1),
+                       time_fixed=K)
+    if B < 2:
+        raise ValueError(f"time_budget={spec!r} allows B = {B} kernel evaluations a round"
+                         f"{'' if d is None else f' for d = {d}'}: BATBooks needs B >= 2 "
+                         "(two rows, floor(B/2) >= 1 examples a buffer)")
+    return B
+
+
+class BATBooks(OnlineLearner, BATBooksCore):
+    r"""BATBooks (Bandit with Additional observation for Time BOunded Online Kernel
+    Selection): Li & Liao, *Online kernel selection with computational constraints*,
+    Sec. 4.2, eqs. (10)-(11), Theorems 8-10 (the paper's Algorithm 4).
+
+    **Reconstruction.**  The paper's algorithm boxes are figures missing from its text;
+    Algorithm 4 is rebuilt from Sec. 4.2 and Theorems 8-10.  With ``p_1`` uniform,
+    ``S_i = {}`` and ``f_{1,i} = 0`` for the ``K`` kernels, round ``t = 1, ..., T``:
+
+    1. **Exploit.** ``I_t ~ p_t``; predict :math:`\hat y_t = f_{t,I_t}(x_t)` (``sign`` for
+       classification; ``Trace.scores`` holds :math:`\hat y_t`).
+    2. **Explore.** ``J_t`` uniform on ``[K]``; compute :math:`f_{t,J_t}(x_t)` (nothing
+       more when ``J_t = I_t``).  Only the kernel rows of ``S_{I_t}`` and ``S_{J_t}`` are
+       evaluated: ``|S_{I_t}| + |S_{J_t}| <= B`` kernel evaluations (one row when
+       ``I_t = J_t``).
+    3. **Criteria.** :math:`c_{t,i} = \ell(f_{t,i}(x_t), y_t) / \ell_m` for
+       ``i in {I_t, J_t}``.
+    4. **Estimator (10)** :math:`\tilde c_{t,i} = c_{t,i}\,\mathbb 1_{i \in \{I_t,J_t\}}
+       / (\frac{K-1}{K} p_{t,i} + \frac1K)` and **OSMD (11)** with the negative entropy:
+       :math:`p_{t+1,i} \propto p_{t,i} e^{-\eta_t \tilde c_{t,i}}`
+       (``okl.learners._experts.OSMDCore.update_pair``).  (11) prints
+       :math:`\psi_t(p) = \sum_i \eta_t p_i \ln p_t`; Theorem 9's analysis needs
+       :math:`\frac1{\eta_t}\sum_i p_i\ln p_i` (see ``okl.learners.experts.OSMD``).
+    5. **Sampling rule.** If :math:`\ell'(f_{t,J_t}(x_t), y_t) \ne 0`, draw
+       :math:`\rho_{t,J_t} \sim \mathrm{Ber}(q_t)`, :math:`q_t = \min\{1, C/z_{t,J_t}\}`
+       with Theorem 8's ``C = K B`` and ``z_{t,i}`` below.  If :math:`\rho_{t,J_t} = 1`,
+       ``x_t`` joins ``S_{J_t}`` with the step of (8) on the unbiased gradient
+       :math:`\tilde\nabla_{t,J_t} = \nabla_{t,J_t} / (P[J_t = i]\,q_t) = K\nabla_{t,J_t}
+       / q_t`: coefficient :math:`-\lambda_{J_t} K \ell'(f_{t,J_t}(x_t), y_t) / q_t`,
+       then the projection :math:`\min\{1, U/\|\bar f\|\}\bar f` onto
+       :math:`\mathbb H_{J_t} = \{\|f\| \le U\}`, with
+       :math:`\|\bar f\|^2 = \|f\|^2 + 2 a f(x_t) + a^2 \kappa(x_t, x_t)` kept
+       incrementally ("the projection can be computed incrementally in time O(1)"; the
+       rescaling of the coefficients is one ``dscal``).  The other hypotheses, including
+       ``f_{t,I_t}`` when ``I_t != J_t``, are not updated ("we do not update
+       :math:`f_{t,I_t}` unless :math:`I_t = J_t`").
+    6. ``I_{t+1} ~ p_{t+1}``.
+
+    Choices where the text is open (each tested in ``tests/test_batbooks.py``):
+
+    * **Budget.** ``B = beta * time_budget`` kernel evaluations a round (Theorem 8:
+      ``B = beta T``); with ``time_budget`` quanta and no ``beta``,
+      ``B = floor((time_budget - K) / (d + 1))`` (``okl.learners.budgets``: one kernel
+      evaluation against a stored example costs ``d + 1`` multiplications, the OSMD step
+      ``K``, the paper's :math:`O(dB + K)`).  Two rows are evaluated a round, so each
+      buffer holds at most ``floor(B/2)`` examples (Theorem 8's :math:`|S_i| = O(B/2)`)
+      and a round never exceeds ``B`` kernel evaluations: the **hard guard** of the
+      experiments ("we stop updating hypotheses when the actual budget exceeds the
+      available budget", Sec. 5.2.1): when ``rho = 1`` and ``S_{J_t}`` is full, nothing
+      is added and nothing updated (counted in ``extras["n_full"]``).
+    * **The rate z_t (Theorem 8).**  Printed: :math:`z_{t,i} = 2(1-\upsilon)
+      T^{1-\upsilon} t^\upsilon`.  Then ``E|S_i| <= sum_t (1/K) C/z_t =
+      (B / (2(1-upsilon) T^(1-upsilon))) sum_{t<=T} t^-upsilon``, about
+      ``B / (2 (1-upsilon)^2)``, not Theorem 8's ``B/2`` (``9B/8`` at ``upsilon = 1/3``):
+      the Bernstein bound of Theorem 8 (mean ``B/2``) fails for ``upsilon > 0``.
+      ``z_form="theorem8"`` (default) moves ``(1-upsilon)`` to the denominator,
+      :math:`z_{t,i} = 2 T^{1-\upsilon} t^\upsilon / (1-\upsilon)`, so that
+      ``sum_t (1/K) C/z_t <= B/2`` (``sum_{t<=T} t^-upsilon <= T^(1-upsilon)/(1-upsilon)``)
+      and Theorem 8 holds; ``z_form="printed"`` is the printed rate.  Both coincide at
+      ``upsilon = 0``.  The same reconstruction as LKMBooks' ``z_form`` and
+      ``theory.selection.sampling_rate(form="corrected")``.  The step sizes of Theorem 10
+      and Sec. 5.3.2 are kept as printed for both forms (they were tuned to the printed
+      rate; with the corrected one the variance term changes by ``(1-upsilon)^-2``, the
+      order of Theorem 10 is unchanged).  Condition (12) is ``z_{1,i} > C`` (no
+      probability clipped at 1), evaluated for the rate in use (printed:
+      ``2(1-upsilon)T^(1-upsilon) > KB``); it selects Theorem 10's step and the
+      experiments' ``upsilon``.  Whatever the rate, the **hard guard** keeps every buffer
+      within ``floor(B/2)``.
+    * **t in z_t** is the round index (1-based), as printed (Theorem 2's ``|E_t| + 1`` is
+      replaced in Theorem 8 by ``t``).
+    * ``l'`` is ``-y 1{y f < 1}`` (hinge) and ``sign(f - y)`` (absolute, 0 at ``f = y``);
+      ``L = 1`` for both.  ``D_i = kernel.sup_diag`` (must be finite: Assumption 1).
+    * ``I_{t+1}`` is drawn at the end of round ``t`` (as soon as ``p_{t+1}`` is known):
+      equivalent in distribution, and it makes ``decision_function`` return exactly the
+      next prediction without consuming randomness.  Draw order of round ``t``: ``J_t =
+      floor(K u)``; ``1{u < q_t}`` (only when ``l' != 0``); ``I_{t+1}`` by inverse CDF.
+
+    Parameters
+    ----------
+    kernels : list of okl kernels or None
+        The candidates ``kappa_1..kappa_K`` (bounded); default the paper's 9 Gaussians
+        ``sigma = 2^-4..2^4`` (:func:`paper_kernels`).
+    loss : {"hinge", "absolute"}, default "hinge"
+        Classification with labels +-1 (hinge) or regression (absolute loss), Sec. 5.1.
+    B : int >= 2 or None
+        Example budget: kernel evaluations a round (each buffer holds ``floor(B/2)``).
+        Give ``B`` or ``time_budget``, not both; neither means ``B = 400``.
+    time_budget : float > 0 or okl.learners.budgets.TimeBudget or None
+        Time budget in quanta (one multiplication each), translated to ``B`` at the first
+        example (``B_``).
+    U : float > 0 or None
+        Radius of :math:`\mathbb H_i`; ``None``: ``sqrt(B)`` (Theorem 10: ``U =
+        Theta(sqrt(B))``; the experiments use ``B_0^{1/3}``).
+    upsilon : float in [0, 1) or None
+        Exponent of ``z_{t,i}``.  ``None``: :func:`batbooks_upsilon` (the experiments'
+        rule).
+    lam : {"theorem10", "experiments"} or float > 0, default "theorem10"
+        Step sizes.  ``"theorem10"``: if (12) holds,
+        :math:`\lambda_i = \sqrt{(1+\upsilon)B} / (\sqrt{2(1-\upsilon)D_i} L T)`, else
+        :math:`\lambda_i = 1/(\sqrt{K D_i T} L)`.  ``"experiments"`` (Sec. 5.3.2):
+        :math:`\lambda_i = U\sqrt{(1+\upsilon)B} / (\sqrt{2(1-\upsilon)D_i} L T)` (the
+        paper's Gaussians have ``D_i = 1``).  A float: the same step for every kernel.
+    eta : {"theorem9", "doubling", "experiments"} or float >= 0, default "theorem9"
+        Learning rate of (11).  Theorem 9's :math:`\eta = \min\{\sqrt{2\ln K /
+        (K\tilde C_{T,*})}, 1/K\}` depends on the unknown :math:`\tilde C_{T,*} =
+        \min_i\sum_t \tilde c_{t,i}`.  ``"theorem9"``: ``C~`` replaced by ``T`` (its
+        expectation's worst case, ``E C~_{T,i} = sum_t c_{t,i} <= T``), a fixed rate, as
+        ``okl.learners.experts.OSMD``.  ``"doubling"``: Theorem 9's formula with ``C~``
+        guessed by the doubling trick: before round ``t``, ``C^`` is the least power of
+        two ``>= max(1, C~_{t-1,*})`` (the running minimum of the cumulative estimates);
+        ``p`` is not restarted when ``C^`` doubles.  ``"experiments"`` (Sec. 5.3.1):
+        :math:`4\sqrt{\ln K/(K \hat C)}` with the same doubling (no ``1/K`` cap).  A
+        float: fixed.
+    z_form : {"theorem8", "printed"}, default "theorem8"
+        The rate ``z_{t,i}`` of the sampling rule (see above).
+    ell_max : float > 0 or "doubling", default 1.0
+        The normalizer ``ell_m`` of ``c_{t,i} = l / ell_m``; the experiments set 1.
+        ``"doubling"``: the least power of two ``>= max(1, largest loss observed so far,
+        this round's included)``, so that ``c in [0, 1]`` as Theorem 9 requires.
+    T : int >= 1 or None
+        The horizon (``z_t``, ``lambda``, ``eta``, ``upsilon`` depend on it).  ``None``:
+        ``run`` takes it from its stream (one ``run`` is then the whole horizon); required
+        for ``learn_one`` / ``partial_fit``.  Learning more than ``T`` rounds raises
+        ``ValueError``.
+    seed : int, Generator or None
+        Seed of ``I_t``, ``J_t`` and ``rho_t``.
+
+    Notes
+    -----
+    ``Trace.losses``: :math:`\ell(f_{t,I_t}(x_t), y_t)`; ``Trace.budget``: the examples
+    stored in all buffers, :math:`\sum_i |S_i|`, after each round.  ``Trace.extras``:
+    ``p`` (``p_{T+1}``), ``sizes`` (``|S_i|``), ``n_added`` (additions per kernel),
+    ``exploit_counts`` / ``explore_counts``, ``n_gradient`` (rounds with
+    ``l'(f_{t,J_t}) != 0``), ``n_rho`` (``rho = 1``), ``n_full`` (``rho = 1`` refused by the
+    hard guard), ``n_projections``, ``max_kernel_evaluations`` (over all rounds; ``<= B``),
+    ``max_time`` (quanta of the costliest round, ``<= time_budget``), ``B``, ``capacity``,
+    ``U``, ``upsilon``, ``condition_12``, ``lam``, ``eta``, ``T``, and per round of this run:
+    ``exploited`` (``I_t``), ``explored`` (``J_t``), ``kernel_rows`` (1 or 2),
+    ``kernel_evaluations``, ``rho`` (-1: no gradient, 0, 1: added, 2: refused, full),
+    ``q`` (``min{1, C/z_t}``, NaN-free: -1 without gradient) and ``eta`` (``eta_t``).
+    """
+
+    _param_names = ("kernels", "loss", "B", "time_budget", "U", "upsilon", "lam", "eta",
+                    "ell_max", "z_form", "T", "seed")
+
+    def __init__(self, kernels=None, *, loss="hinge", B=None, time_budget=None, U=None,
+                 upsilon=None, lam="theorem10", eta="theorem9", ell_max=1.0,
+                 z_form="theorem8", T=None, seed=None):
+        # every parameter is validated before any attribute changes (set_params re-runs
+        # __init__ on a live object)
+        K_list = _check_kernels(kernels)
+        loss = check_choice(loss, "loss", _LOSSES)
+        spec = _DEFAULT_B if B is None and time_budget is None else \
+            check_budget_choice(B, None, time_budget)
+        if isinstance(spec, int) and spec < 2:
+            raise ValueError(f"B must be >= 2 (two kernel rows a round, each buffer holds "
+                             f"floor(B/2) >= 1 examples), got {spec}")
+        U = None if U is None else check_real(U, "U", low=0, low_open=True)
+        upsilon = (None if upsilon is None
+                   else check_real(upsilon, "upsilon", low=0, high=1, high_open=True))
+        lam = (check_choice(lam, "lam", {"theorem10", "experiments"}) if isinstance(lam, str)
+               else check_real(lam, "lam", low=0, low_open=True))
+        eta = (check_choice(eta, "eta", {"theorem9", "doubling", "experiments"})
+               if isinstance(eta, str) else check_real(eta, "eta", low=0))
+        ell_max = (check_choice(ell_max, "ell_max", {"doubling"}) if isinstance(ell_max, str)
+                   else check_real(ell_max, "ell_max", low=0, low_open=True))
+        z_form = check_choice(z_form, "z_form", _Z_FORMS)
+        T = None if T is None else check_int(T, "T", low=1)
+        seed = check_seed(seed)
+        B_now = _example_budget(spec, len(K_list), None)     # None: needs d
+        self.kernels = kernels          # as given (scikit-learn's clone checks identity)
+        self.kernels_ = K_list
+        self.loss, self.B, self.time_budget, self.U = loss, B, time_budget, U
+        self.upsilon, self.lam, self.eta, self.ell_max = upsilon, lam, eta, ell_max
+        self.z_form, self.T, self.seed = z_form, T, seed
+        self._budget_spec = spec
+        self._B = None
+        self._core_setup(None, self.seed, self.loss == "hinge")
+        ell_mode = _ELL_DOUBLING if self.ell_max == "doubling" else _ELL_FIXED
+        self._bat_setup(self.kernels_, _LOSSES[self.loss], ell_mode,
+                        1.0 if ell_mode == _ELL_DOUBLING else self.ell_max)
+        if B_now is not None:
+            self._apply_budget(B_now)
+            if self.T is not None:
+                self._apply_horizon(self.T)
+
+    # -- budget and horizon ----------------------------------------------------------
+
+    @property
+    def K(self) -> int:
+        return len(self.kernels_)
+
+    def _example_budget(self, d):
+        return _example_budget(self._budget_spec, self.K, d)
+
+    def _apply_budget(self, B):
+        self._B = B
+        self._bat_set_capacity(B // 2, self._radius(B))
+
+    def _radius(self, B):
+        return math.sqrt(B) if self.U is None else self.U
+
+    def _settings_for(self, T, B):
+        """Every horizon-dependent setting: ``upsilon``, (12), ``lambda_i``, the rate."""
+        K = self.K
+        zf = self.z_form
+        ups = batbooks_upsilon(T, K, B, zf) if self.upsilon is None else self.upsilon
+        cond = condition_12(T, K, B, ups, zf)
+        D = np.array([k.sup_diag for k in self.kernels_], dtype=float)
+        U = self._radius(B)
+        if isinstance(self.lam, str):
+            if self.lam == "theorem10" and not cond:
+                lam = 1.0 / (np.sqrt(K * D * T) * _LIPSCHITZ)
+            else:
+                lam = (math.sqrt((1.0 + ups) * B)
+                       / (np.sqrt(2.0 * (1.0 - ups) * D) * _LIPSCHITZ * T))
+                if self.lam == "experiments":
+                    lam = U * lam
+        else:
+            lam = np.full(K, self.lam)
+        lnK = math.log(K)
+        if isinstance(self.eta, str):
+            if self.eta == "theorem9":
+                mode = _ETA_FIXED
+                eta0 = min(math.sqrt(2.0 * lnK / (K * T)), 1.0 / K)
+                c, cap = 0.0, 0.0
+            elif self.eta == "doubling":
+                mode = _ETA_DOUBLING
+                c, cap = math.sqrt(2.0 * lnK / K), 1.0 / K
+                eta0 = min(c, cap)
+            else:
+                mode = _ETA_DOUBLING
+                c, cap = 4.0 * math.sqrt(lnK / K), math.inf
+                eta0 = c
+        else:
+            mode, eta0, c, cap = _ETA_FIXED, self.eta, 0.0, 0.0
+        return {"upsilon": ups, "z_factor": _z_factor(ups, zf), "condition_12": cond,
+                "lam": np.ascontiguousarray(lam),
+                "eta_mode": mode, "eta": eta0, "eta_c": c, "eta_cap": cap, "C": float(K * B)}
+
+    def _apply_horizon(self, T):
+        s = self._settings_for(T, self._B)
+        self._bat_set_horizon(T, s["upsilon"], s["z_factor"], s["C"], s["lam"], s["eta_mode"],
+                              s["eta"], s["eta_c"], s["eta_cap"])
+
+    def _horizon_for(self, n_rounds):
+        """The horizon of a learning call of ``n_rounds`` (checked, no state change)."""
+        done = self.n_rounds
+        T = self.T if self.T is not None else self._bat_horizon()
+        if T <= 0:
+            T = done + n_rounds
+        if done + n_rounds > T:
+            raise ValueError(
+                f"T = {T} is the horizon of this BATBooks (rounds learned: {done}); "
+                f"{n_rounds} more would exceed it.  z_t, lambda and eta depend on T: pass a "
+                "larger T to the constructor")
+        return T
+
+    def _checked(self, X, y):
+        stream, labels = super()._checked(X, y)
+        T = self._horizon_for(stream.T)
+        B = self._B if self._B is not None else self._example_budget(stream.d)
+        self._settings_for(T, B)
+        return stream, labels
+
+    def _ensure_allocated(self, d):
+        if self.n_features is None and self._B is None:
+            self._apply_budget(self._example_budget(d))
+        super()._ensure_allocated(d)
+
+    def _begin_stream(self, n_rounds):
+        T = self._horizon_for(n_rounds)
+        if self._bat_horizon() <= 0:
+            self._apply_horizon(T)
+        self._bat_begin(n_rounds)
+
+    def learn_one(self, x, y=None) -> None:
+        if self.T is None:
+            raise ValueError("T (the horizon) is required to learn one example at a time: "
+                             "construct BATBooks(..., T=...) for streaming use")
+        self._horizon_for(1)
+        super().learn_one(x, y)
+
+    def partial_fit(self, X, y=None):
+        if self.T is None:
+            raise ValueError("T (the horizon) is required for partial_fit: construct "
+                             "BATBooks(..., T=...) for streaming use")
+        return super().partial_fit(X, y)
+
+    # -- inspection ------------------------------------------------------------------
+
+    @property
+    def B_(self):
+        """The example budget ``B`` in use (kernel evaluations a round); ``None`` until
+        known (a ``time_budget`` without ``beta`` needs ``d``)."""
+        return self._B
+
+    @property
+    def capacity_(self):
+        """``floor(B/2)``: the most examples a buffer holds."""
+        return None if self._B is None else self._B // 2
+
+    @property
+    def U_(self):
+        return None if self._B is None else self._radius(self._B)
+
+    @property
+    def horizon_(self):
+        T = self._bat_horizon()
+        return None if T <= 0 else T
+
+    def _settings(self):
+        T = self.horizon_
+        return None if T is None or self._B is None else self._settings_for(T, self._B)
+
+    @property
+    def upsilon_(self):
+        s = self._settings()
+        return None if s is None else s["upsilon"]
+
+    @property
+    def lam_(self):
+        """The step sizes ``lambda_i`` in use."""
+        s = self._settings()
+        return None if s is None else s["lam"].copy()
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """``p_{t+1}``: the distribution of the next exploited kernel."""
+        return self._bat_values()["p"]
+
+    @property
+    def next_exploit(self) -> int:
+        """``I_{t+1}``, already drawn: the kernel that predicts the next example."""
+        return int(self._bat_values()["next_exploit"])
+
+    @property
+    def buffer_sizes(self) -> np.ndarray:
+        return self._bat_values()["sizes"]
+
+    def buffer(self, i):
+        """``(support vectors (n, d), coefficients (n,))`` of ``S_i``:
+        :math:`f_i = \\sum_m a_m \\kappa_i(s_m, \\cdot)`."""
+        i = check_int(i, "i", low=0, high=self.K - 1)
+        V, A, _ = self._bat_buffer(i)
+        return V, A
+
+    def _support_set(self, i):
+        if self.n_features is None:
+            return None
+        V, A, S = self._bat_buffer(i)
+        out = SupportSet(self.kernels_[i], self.n_features, max(len(A), 1))
+        for r in range(len(A)):
+            out.push(V[r], float(A[r]), int(S[r]))
+        return out
+
+    @property
+    def support_sets(self):
+        """The ``K`` buffers as ``okl.SupportSet`` copies (``None`` before any example)."""
+        if self.n_features is None:
+            return None
+        return [self._support_set(i) for i in range(self.K)]
+
+    @property
+    def support_set(self):
+        """A copy of ``S_{I_{t+1}}``, the buffer of the hypothesis that predicts next."""
+        return self._support_set(self.next_exploit)
+
+    @property
+    def support_vectors(self):
+        s = self.support_set
+        return np.empty((0, 0)) if s is None else s.vectors
+
+    @property
+    def coefficients(self):
+        s = self.support_set
+        return np.empty(0) if s is None else s.coefficients
+
+    def _extras(self):
+        v = self._bat_values()
+        out = {k: v[k] for k in ("p", "sizes", "n_added", "exploit_counts", "explore_counts",
+                                 "n_gradient", "n_rho", "n_full", "n_projections",
+                                 "max_kernel_evaluations", "kernel_rows_total",
+                                 "kernel_evaluations_total", "max_buffer_size",
+                                 "max_criterion", "C_hat", "ell_max", "norms_sq",
+                                 "cum_estimates")}
+        out["eta_final"] = v["eta"]
+        out["next_exploit"] = v["next_exploit"]
+        s = self._settings()
+        out.update({"B": self._B, "capacity": self.capacity_, "U": self.U_,
+                    "T": self.horizon_,
+                    "upsilon": None if s is None else s["upsilon"],
+                    "condition_12": None if s is None else s["condition_12"],
+                    "lam": None if s is None else s["lam"].copy()})
+        d = self.n_features
+        if d is not None:
+            out["max_time"] = time_used(v["max_kernel_evaluations"], time_per_example(d, 1),
+                                        self.K)
+            out["memory"] = memory_used(int(v["sizes"].sum()), memory_per_example(d, 1),
+                                        self.K)
+        if isinstance(self._budget_spec, TimeBudget):
+            out["time_budget"] = self._budget_spec.quanta
+        out.update(self._bat_records())
+        return out
+
+    # -- pickling --------------------------------------------------------------------
+
+    def _state(self):
+        return {"B": self._B, "horizon": self._bat_horizon(), "core": self._bat_state()}
+
+    def _restore(self, state):
+        if state["B"] is not None and self._B is None:
+            self._apply_budget(state["B"])
+        if state["horizon"] > 0 and self._bat_horizon() <= 0:
+            self._apply_horizon(state["horizon"])
+        self._bat_restore(state["core"])

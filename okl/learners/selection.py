@@ -1,0 +1,15 @@
+"""Online kernel selection under memory and time budgets (Li & Liao, seed 004).
+
+``LKMBooks`` (Sec. 3.2) and ``PFMBooks`` (Sec. 3.3) share one support set across
+``K`` kernels under a memory budget; ``BATBooks`` (Sec. 4.2) keeps one buffer per
+kernel and evaluates two kernels a round under a time budget.  ``OMKC`` is the
+multi-kernel baseline that does not share memory; the budgets in quanta are
+``MemoryBudget`` and ``TimeBudget`` (Definitions 1-2, Assumption 3).
+"""
+from okl.learners.batbooks import BATBooks
+from okl.learners.budgets import MemoryBudget, TimeBudget
+from okl.learners.lkmbooks import LKMBooks
+from okl.learners.multikernel import OMKC
+from okl.learners.pfmbooks import PFMBooks
+
+__all__ = ["LKMBooks", "PFMBooks", "BATBooks", "OMKC", "MemoryBudget", "TimeBudget"]
