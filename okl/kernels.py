@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from okl._validation import check_int, check_real
 
-__all__ = ["Kernel", "Gaussian", "Polynomial", "Linear", "Laplacian", "check_kernel"]
+__all__ = ["Kernel", "Gaussian", "Polynomial", "Linear", "Laplacian", "check_kernel",
+           "check_kernels", "gaussian_family"]
 
 # kinds understood by okl._core (see KERNEL_* in _core.pxd)
 _GAUSSIAN, _POLYNOMIAL, _LINEAR, _LAPLACIAN = 0, 1, 2, 3
@@ -116,3 +117,45 @@ def check_kernel(kernel, name: str = "kernel") -> Kernel:
         raise ValueError(f"{name} must be an okl kernel (Gaussian, Polynomial, Linear, "
                          f"Laplacian), got {kernel!r}")
     return kernel
+
+
+def gaussian_family(exponents=range(-4, 5)) -> list:
+    """Gaussian kernels with ``sigma = 2^i`` for ``i`` in ``exponents``: by default the
+    9 kernels, ``sigma`` in ``2^{-4}, ..., 2^4``, of the kernel selection experiments
+    (Li & Liao, Sec. 5.1)."""
+    return [Gaussian(2.0 ** i) for i in exponents]
+
+
+def check_kernels(kernels, name: str = "kernels", *, gaussian: bool = False,
+                  bounded: bool = False, why: str = ""):
+    """The kernel list of a multi-kernel learner, checked.
+
+    ``None`` gives :func:`gaussian_family`.  A list or tuple comes back as the same
+    object (scikit-learn's ``clone`` checks that a parameter is stored as passed);
+    another iterable is read into a list.  Each entry must be an okl kernel -- a
+    ``Gaussian`` when ``gaussian`` (``why`` says why in the message) -- and, when
+    ``bounded``, with a finite ``sup_x k(x, x)`` (Assumption 1 of the selection
+    paper: ``k(x, x) <= D_i``).
+    """
+    if kernels is None:
+        return gaussian_family()
+    if not isinstance(kernels, (list, tuple)):
+        if isinstance(kernels, (str, bytes)):
+            raise ValueError(f"{name} must be a non-empty list of okl kernels, got {kernels!r}")
+        try:
+            kernels = list(kernels)
+        except TypeError:
+            raise ValueError(f"{name} must be a non-empty list of okl kernels, got "
+                             f"{kernels!r}") from None
+    if not kernels:
+        raise ValueError(f"{name} must be a non-empty list of okl kernels, got []")
+    for i, k in enumerate(kernels):
+        if gaussian and not isinstance(k, Gaussian):
+            kind = type(k).__name__ if isinstance(k, Kernel) else repr(k)
+            raise ValueError(f"{name}[{i}] must be an okl.Gaussian kernel{why}, got {kind}")
+        if not isinstance(k, Kernel):
+            raise ValueError(f"{name}[{i}] must be an okl kernel, got {k!r}")
+        if bounded and not math.isfinite(k.sup_diag):
+            raise ValueError(f"{name}[{i}] must be bounded (k(x, x) <= D), got {k!r} with "
+                             f"sup k(x, x) = inf")
+    return kernels

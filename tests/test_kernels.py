@@ -61,3 +61,22 @@ def test_kernel_specs_are_values():
     assert okl.Gaussian(2.0) == okl.Gaussian(2.0)
     assert hash(okl.Gaussian(2.0)) == hash(okl.Gaussian(2.0))
     assert okl.Gaussian(2.0) != okl.Laplacian(2.0)
+
+
+def test_check_kernels_keeps_lists_as_given_and_names_problems():
+    from okl.kernels import check_kernels, gaussian_family
+
+    given = [okl.Gaussian(1.0), okl.Laplacian(2.0)]
+    assert check_kernels(given) is given                        # scikit-learn's clone needs this
+    assert check_kernels(tuple(given)) == tuple(given)
+    assert check_kernels(k for k in given) == given             # a one-shot iterable is read
+    assert [k.sigma for k in check_kernels(None)] == [2.0 ** i for i in range(-4, 5)]
+    assert [k.sigma for k in gaussian_family(range(0, 2))] == [1.0, 2.0]
+    with pytest.raises(ValueError, match=r"kernels\[1\] must be an okl.Gaussian kernel \(why\)"):
+        check_kernels(given, gaussian=True, why=" (why)")
+    with pytest.raises(ValueError, match="must be bounded"):
+        check_kernels([okl.Linear()], bounded=True)
+    assert check_kernels([okl.Linear()])[0] == okl.Linear()
+    for bad in ([], "gaussian", 3, [okl.Gaussian(1.0), 2.0]):
+        with pytest.raises(ValueError, match="kernels"):
+            check_kernels(bad)

@@ -422,8 +422,8 @@ def test_pickle_mid_stream_resumes_identically(loss, prediction):
 
 @pytest.mark.parametrize("kwargs,message", [
     (dict(kernels=[okl.Laplacian(1.0)]), "okl.Gaussian"),
-    (dict(kernels=[]), "at least one kernel"),
-    (dict(kernels=3), "sequence"),
+    (dict(kernels=[]), "non-empty list of okl kernels, got \\[\\]"),
+    (dict(kernels=3), "non-empty list of okl kernels, got 3"),
     (dict(loss="squared"), "loss"),
     (dict(B=None), "exactly one of B"),
     (dict(memory_budget=100.0), "exactly one of B"),

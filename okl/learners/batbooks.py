@@ -17,7 +17,8 @@ import numpy as np
 
 from okl._core import SupportSet
 from okl._validation import check_choice, check_int, check_real, check_seed
-from okl.kernels import Gaussian, check_kernel
+from okl.kernels import check_kernels
+from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._batbooks import BATBooksCore
 from okl.learners.base import OnlineLearner
 from okl.learners.budgets import (
@@ -38,11 +39,6 @@ _ETA_FIXED, _ETA_DOUBLING = 0, 1
 _ELL_FIXED, _ELL_DOUBLING = 0, 1
 _LIPSCHITZ = 1.0        # |l'| <= 1 for the hinge loss (|y| = 1) and the absolute loss
 _DEFAULT_B = 400
-
-
-def paper_kernels():
-    """The paper's 9 Gaussian kernels, ``sigma in 2^{-4..4}`` (Sec. 5.1)."""
-    return [Gaussian(2.0 ** i) for i in range(-4, 5)]
 
 
 _Z_FORMS = ("theorem8", "printed")
@@ -85,19 +81,7 @@ def batbooks_upsilon(T, K, B, z_form="printed"):
 
 def _check_kernels(kernels):
     """The kernel list (the paper's 9 Gaussians for ``None``), each bounded."""
-    if kernels is None:
-        return paper_kernels()
-    if isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__"):
-        raise ValueError(f"kernels must be a list of okl kernels, got {kernels!r}")
-    out = [check_kernel(k, "kernels") if k is not None else check_kernel(0, "kernels")
-           for k in kernels]
-    if not out:
-        raise ValueError("kernels must hold at least one kernel")
-    for k in out:
-        if not math.isfinite(k.sup_diag):
-            raise ValueError(f"kernels must be bounded (Assumption 1: k(x, x) <= D_i); "
-                             f"{k!r} has sup k(x, x) = inf")
-    return out
+    return list(check_kernels(kernels, bounded=True))
 
 
 def _example_budget(spec, K, d):

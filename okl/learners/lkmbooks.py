@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from okl._validation import check_choice, check_int, check_real, check_seed
-from okl.kernels import Gaussian, Kernel
+from okl.kernels import check_kernels
+from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._lkmbooks import LKMBooksCore
 from okl.learners.base import OnlineLearner
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
@@ -21,30 +22,9 @@ _LOSSES = {"hinge": 0, "absolute": 1}
 _Z_FORMS = {"theorem2": None, "printed": None}
 
 
-def paper_kernels():
-    """The experiments' 9 Gaussian kernels, ``sigma`` in ``2^{-4}, ..., 2^4``."""
-    return [Gaussian(2.0 ** i) for i in range(-4, 5)]
-
-
 def _check_kernels(kernels):
-    if kernels is None:
-        return paper_kernels()
-    if not isinstance(kernels, (list, tuple)):
-        # a list or tuple is kept as given (the parameter as passed, which
-        # scikit-learn's clone checks); other iterables are read into a list
-        try:
-            kernels = list(kernels)
-        except TypeError:
-            raise ValueError(f"kernels must be a non-empty list of Gaussian kernels, got "
-                             f"{kernels!r}") from None
-    if not kernels:
-        raise ValueError("kernels must be a non-empty list of Gaussian kernels, got []")
-    for i, k in enumerate(kernels):
-        if not isinstance(k, Gaussian):
-            kind = type(k).__name__ if isinstance(k, Kernel) else repr(k)
-            raise ValueError(f"kernels[{i}] must be an okl.Gaussian kernel (LKMBooks shares "
-                             f"one row of squared distances across the kernels), got {kind}")
-    return kernels
+    return check_kernels(kernels, gaussian=True,
+                         why=" (LKMBooks shares one row of squared distances across the kernels)")
 
 
 class LKMBooks(_KernelExpansion, OnlineLearner, LKMBooksCore):

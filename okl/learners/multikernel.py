@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from okl._validation import check_choice, check_real, check_seed
-from okl.kernels import Gaussian, Kernel
+from okl.kernels import check_kernels
 from okl.learners._multikernel import OMKCCore
 from okl.learners.base import OnlineLearner
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
@@ -22,20 +22,7 @@ _ALLOCATIONS = {"pooled": None, "static": None}
 
 
 def _check_kernels(kernels):
-    if kernels is None:
-        return [Gaussian(2.0 ** i) for i in range(-4, 5)]
-    if not isinstance(kernels, (list, tuple)):   # a list or tuple is kept as given
-        try:
-            kernels = list(kernels)
-        except TypeError:
-            raise ValueError(f"kernels must be a non-empty list of okl kernels, got "
-                             f"{kernels!r}") from None
-    if not kernels:
-        raise ValueError("kernels must be a non-empty list of okl kernels, got []")
-    for i, k in enumerate(kernels):
-        if not isinstance(k, Kernel):
-            raise ValueError(f"kernels[{i}] must be an okl kernel, got {k!r}")
-    return kernels
+    return check_kernels(kernels)
 
 
 class OMKC(OnlineLearner, OMKCCore):

@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from okl._validation import check_choice, check_int, check_real, check_row, check_seed
-from okl.kernels import Gaussian
+from okl.kernels import check_kernels
+from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._experts import MSMWCore
 from okl.learners._pfmbooks import PFMBooksCore
 from okl.learners.base import OnlineLearner
@@ -27,11 +28,6 @@ __all__ = ["PFMBooks", "nested_radii", "paper_kernels", "sampling_probabilities"
 
 _LOSSES = {"hinge": 0, "absolute": 1}
 _PREDICTIONS = {"sample": 0, "mean": 1}
-
-
-def paper_kernels() -> list:
-    """The experiments' 9 Gaussian kernels, ``sigma in 2^{-4..4}`` (Sec. 5.1)."""
-    return [Gaussian(2.0 ** i) for i in range(-4, 5)]
 
 
 def nested_radii(U: float, U_min: float) -> tuple[int, np.ndarray]:
@@ -205,23 +201,9 @@ class PFMBooks(OnlineLearner, PFMBooksCore):
     def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
                  time_budget=None, U=None, U_min=None, upsilon=1.0 / 3.0, C=None, eta=None,
                  g="assumption5", Y=1.0, prediction="sample", T=None, seed=None):
-        if kernels is None:
-            self.kernels = None
-            ks = paper_kernels()
-        else:
-            try:
-                ks = list(kernels)
-            except TypeError:
-                raise ValueError(f"kernels must be a sequence of okl.Gaussian kernels, got "
-                                 f"{kernels!r}") from None
-            if not ks:
-                raise ValueError("kernels must hold at least one kernel")
-            for k in ks:
-                if not isinstance(k, Gaussian):
-                    raise ValueError(f"kernels must all be okl.Gaussian (the K kernel rows "
-                                     f"share one row of distances), got {k!r}")
-            # as given (scikit-learn's clone checks identity), unless a one-shot iterable
-            self.kernels = kernels if isinstance(kernels, (list, tuple)) else tuple(ks)
+        ks = check_kernels(kernels, gaussian=True,
+                           why=" (the K kernel rows share one row of distances)")
+        self.kernels = None if kernels is None else ks   # as given (ks is kernels for a list)
         self.kernels_ = tuple(ks)
         self.loss = check_choice(loss, "loss", set(_LOSSES))
         self._spec = check_budget_choice(B, memory_budget, time_budget)
