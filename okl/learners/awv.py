@@ -83,12 +83,13 @@ def theorem4_M(n, lam, R, sigma) -> int:
     ``M + 1 >= e^2 R^2 / sigma^2`` in (32); ``2 log(n / (lam ^ 1))`` makes the
     approximation term (33) at most ``(4 B^2 / 9) log(1 + 1/lam)``.
     """
+    from theory.awv import theorem4_M as printed_M
+
     n = check_int(n, "n", low=1)
     lam = check_real(lam, "lam", low=0, low_open=True)
     R = check_real(R, "R", low=0)
     sigma = check_real(sigma, "sigma", low=0, low_open=True)
-    m = max(8.0 * R * R / (sigma * sigma), 2.0 * math.log(n / min(lam, 1.0)))
-    return max(1, int(math.ceil(m)))
+    return max(1, printed_M(n, lam, R, sigma))
 
 
 def taylor_feature_count(d, M) -> int:
