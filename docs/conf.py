@@ -45,9 +45,10 @@ def _paper_line(cls) -> str:
 def _learner_pages() -> None:
     out = HERE / "learners"
     out.mkdir(exist_ok=True)
+    not_learners = {"OnlineLearner", "OnlineToBatch", "ExpertsTrace", "MemoryBudget",
+                    "TimeBudget"}     # documented in the API page
     names = [n for n in okl.learners.__all__
-             if isinstance(getattr(okl.learners, n), type) and n != "OnlineLearner"
-             and not n.endswith(("Trace", "Budget"))]
+             if isinstance(getattr(okl.learners, n), type) and n not in not_learners]
     index = ["Learners", "========", "",
              "One page per learner: its paper, the algorithm and equations it implements,",
              "its parameters, and what its ``Trace.extras`` report.  Every learner shares",
@@ -64,7 +65,8 @@ def _learner_pages() -> None:
         text = "\n".join([
             title, "=" * len(title), "",
             f".. autoclass:: okl.{name}", "",
-            "Parameters (constructor order): " + ", ".join(f"``{p}``" for p in cls._param_names),
+            "Parameters (constructor order): " + ", ".join(
+                f"``{p}``" for p in inspect.signature(cls.__init__).parameters if p != "self"),
             "",
         ])
         _write_if_changed(out / f"{name}.rst", text)
