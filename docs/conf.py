@@ -42,6 +42,25 @@ def _paper_line(cls) -> str:
     return doc.split("\n\n", 1)[0].replace("\n", " ")
 
 
+def _parameters(cls) -> list:
+    names = getattr(cls, "_param_names", ()) or [
+        p.name for p in inspect.signature(cls.__init__).parameters.values()
+        if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return list(names)
+
+
+def _parameter_lines(cls) -> str:
+    """Constructor parameters in order; for a dispatching class (``PKAWV(basis=...)``)
+    those of each implementation."""
+    own = _parameters(cls)
+    if own:
+        return "Parameters (constructor order): " + ", ".join(f"``{p}``" for p in own)
+    lines = []
+    for sub in cls.__subclasses__():
+        lines.append(f"* ``{sub.__name__}``: " + ", ".join(f"``{p}``" for p in _parameters(sub)))
+    return "Parameters (constructor order), by implementation:\n\n" + "\n".join(lines)
+
+
 def _learner_pages() -> None:
     out = HERE / "learners"
     out.mkdir(exist_ok=True)
@@ -65,8 +84,7 @@ def _learner_pages() -> None:
         text = "\n".join([
             title, "=" * len(title), "",
             f".. autoclass:: okl.{name}", "",
-            "Parameters (constructor order): " + ", ".join(
-                f"``{p}``" for p in inspect.signature(cls.__init__).parameters if p != "self"),
+            _parameter_lines(cls),
             "",
         ])
         _write_if_changed(out / f"{name}.rst", text)
