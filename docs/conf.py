@@ -57,7 +57,8 @@ def _parameter_lines(cls) -> str:
         return "Parameters (constructor order): " + ", ".join(f"``{p}``" for p in own)
     lines = []
     for sub in cls.__subclasses__():
-        lines.append(f"* ``{sub.__name__}``: " + ", ".join(f"``{p}``" for p in _parameters(sub)))
+        lines.append(f"* :class:`{sub.__module__}.{sub.__name__}`: "
+                     + ", ".join(f"``{p}``" for p in _parameters(sub)))
     return "Parameters (constructor order), by implementation:\n\n" + "\n".join(lines)
 
 
@@ -86,7 +87,8 @@ def _learner_pages() -> None:
             f".. autoclass:: okl.{name}", "",
             _parameter_lines(cls),
             "",
-        ])
+        ] + [f".. autoclass:: {sub.__module__}.{sub.__name__}\n"      # a dispatcher's
+             for sub in (cls.__subclasses__() if not _parameters(cls) else ())])  # implementations
         _write_if_changed(out / f"{name}.rst", text)
 
 

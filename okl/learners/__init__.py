@@ -3,6 +3,7 @@ from okl.learners.base import OnlineLearner
 from okl.learners.ahpatron import AVP, Ahpatron
 from okl.learners.alma import ALMA
 from okl.learners.awv import KernelAWV, PKAWV
+import okl.learners.awv_nystrom  # noqa: F401  (PKAWV(basis="nystrom") and its docs)
 from okl.learners.features import FOGD, NOGD
 from okl.learners.experts import MSMW, OSMD, ExpertsTrace, Hedge
 from okl.learners.budget import BOGD, BOGDPP, RBP, Forgetron
