@@ -13,7 +13,7 @@ EXPERIMENTS: dict = {}
 # modules whose experiments register themselves on import
 _MODULES = ("okl.experiments.norma", "okl.experiments.norma_bounds", "okl.experiments.ahpatron",
             "okl.experiments.pomdr", "okl.experiments.pomdr_bounds",
-            "okl.experiments.selection")
+            "okl.experiments.selection", "okl.experiments.awv")
 
 
 def register(name: str):

@@ -1,0 +1,238 @@
+"""okl.experiments.awv: the adversarial simulation (App. G) and the large-scale runs
+(Figs. 2 and 4) of Jezequel, Gaillard & Rudi (2019), quick versions in a temp dir.
+
+Every number in the summaries is recomputed here independently: the learners are
+re-run from scratch on the recorded (or regenerated) streams, the kernel ridge
+comparator is solved with numpy, the data scaling is redone with numpy.
+"""
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+import okl.experiments.awv as ex
+from okl.experiments import EXPERIMENTS
+from okl.kernels import Gaussian
+from okl.learners.awv import PKAWV, KernelAWV
+from okl.learners.features import FOGD
+
+
+def gram(X, sigma=1.0):
+    diff = X[:, None, :] - X[None, :, :]
+    return np.exp(-np.einsum("ijk,ijk->ij", diff, diff) / (2 * sigma ** 2))
+
+
+def ridge_loss(K, y, lam):
+    f = K @ np.linalg.solve(K + lam * np.eye(len(y)), y)
+    return np.sum((y - f) ** 2)
+
+
+def fresh(name, n, seed):
+    k = Gaussian(1.0)
+    if name == "Kernel-AWV":
+        return KernelAWV(k, lam=1.0)
+    if name == "FOGD":
+        return FOGD(k, D=1000, eta=1 / math.sqrt(n), loss="squared", seed=seed)
+    return PKAWV(k, basis="taylor", M=int(name[-1]), lam=1.0)
+
+
+def test_registered():
+    assert EXPERIMENTS["awv-adversarial"] is ex.awv_adversarial
+    assert EXPERIMENTS["awv-large-scale"] is ex.awv_large_scale
+
+
+@pytest.fixture(scope="module")
+def adversarial(tmp_path_factory):
+    out = tmp_path_factory.mktemp("adv")
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ex, "QUICK_ADVERSARIAL_N", 9)
+    mp.setattr(ex, "N_CANDIDATES", 64)
+    try:
+        summary = ex.awv_adversarial(out, quick=True, seed=3)
+    finally:
+        mp.undo()
+    return out, summary
+
+
+def test_adversarial_outputs_equal_direct_computation(adversarial):
+    out, summary = adversarial
+    for f in ("awv_adversarial.png", "awv_adversarial.svg", "awv_adversarial.json",
+              "awv_adversarial.csv"):
+        assert (out / f).stat().st_size > 0
+    assert json.loads((out / "awv_adversarial.json").read_text()) == json.loads(
+        json.dumps(summary))
+    assert summary["not_implemented"] == ["Pros-N-KONS"]
+    with open(out / "awv_adversarial.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    n = summary["n"]
+    assert set(summary["runs"]) == set(ex.ADVERSARIAL_LEARNERS)
+    for name, run in summary["runs"].items():
+        mine = [r for r in rows if r["learner"] == name]
+        assert [int(r["t"]) for r in mine] == list(range(1, n + 1))
+        X = np.array([[float(r[f"x{j}"]) for j in range(1, 6)] for r in mine])
+        y = np.array([float(r["y"]) for r in mine])
+        pred = np.array([float(r["prediction"]) for r in mine])
+        assert np.all(np.abs(X) <= 1.0) and set(y) <= {-1.0, 1.0}  # y at a vertex: convexity
+        # the recorded forecasts are those of a fresh learner on the recorded stream
+        trace = fresh(name, n, summary["seed"]).run(X, y)
+        assert np.allclose(trace.scores, pred, atol=1e-10)
+        assert np.allclose([float(r["loss"]) for r in mine], (y - pred) ** 2, atol=1e-12)
+        # regret against the kernel ridge comparator refit on every prefix (numpy)
+        K = gram(X)
+        cum = np.cumsum((y - pred) ** 2)
+        regret = [cum[t] - ridge_loss(K[:t + 1, :t + 1], y[:t + 1], 1.0) for t in range(n)]
+        assert np.allclose(run["regret"], regret, atol=1e-9)
+        assert np.allclose([float(r["regret"]) for r in mine], regret, atol=1e-9)
+        assert run["final_regret"] == pytest.approx(regret[-1], abs=1e-9)
+        if name == "Kernel-AWV":
+            a = np.linalg.solve(K + np.eye(n), y)
+            bound = a @ K @ a + np.sum(np.log1p(np.maximum(np.linalg.eigvalsh(K), 0)))
+            assert run["bound"]["value"] == pytest.approx(bound, rel=1e-9)
+            assert regret[-1] <= bound  # Proposition 1 on the adversarial stream
+        elif name.startswith("PKAWV"):
+            assert run["bound"]["name"] == "Theorem 3"
+            assert regret[-1] <= run["bound"]["value"]
+
+
+def test_adversary_plays_first_order_optimal_points(adversarial):
+    # At each chosen x_t the regret's gradient (finite differences on a fresh learner
+    # that saw the prefix) vanishes in the free coordinates and points out of the box
+    # at active bounds: the greedy step maximized R_t over x_t.
+    out, summary = adversarial
+    with open(out / "awv_adversarial.csv") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["learner"] == "Kernel-AWV"]
+    X = np.array([[float(r[f"x{j}"]) for j in range(1, 6)] for r in rows])
+    y = np.array([float(r["y"]) for r in rows])
+    n = len(y)
+    for t in range(2, n):
+        learner = KernelAWV(Gaussian(1.0), lam=1.0)
+        learner.run(X[:t], y[:t])
+
+        def regret(x):  # R_t up to the constant sum_{s<t} (y_s - yhat_s)^2
+            f = learner.decision_function(x[None])[0]
+            Z = np.vstack([X[:t], x])
+            return (y[t] - f) ** 2 - ridge_loss(gram(Z), np.append(y[:t], y[t]), 1.0)
+
+        h = 1e-6
+        g = np.array([(regret(X[t] + h * e) - regret(X[t] - h * e)) / (2 * h)
+                      for e in np.eye(5)])
+        scale = 1.0 + np.abs(g).max()
+        for j in range(5):
+            if abs(X[t, j]) < 1 - 1e-6:
+                assert abs(g[j]) < 2e-3 * scale, (t, j, g)
+            else:
+                assert g[j] * np.sign(X[t, j]) > -2e-3 * scale, (t, j, g)
+
+
+def test_adversary_beats_random_streams(adversarial):
+    _, summary = adversarial
+    n = summary["n"]
+    rng = np.random.default_rng(0)
+    worst_random = []
+    for _ in range(5):
+        X = rng.uniform(-1, 1, size=(n, 5))
+        y = rng.choice([-1.0, 1.0], n)
+        pred = KernelAWV(Gaussian(1.0), lam=1.0).run(X, y).scores
+        worst_random.append(np.sum((y - pred) ** 2) - ridge_loss(gram(X), y, 1.0))
+    assert summary["runs"]["Kernel-AWV"]["final_regret"] > max(worst_random)
+
+
+# -- large scale -----------------------------------------------------------------------------
+
+def minmax(X, y, task):
+    lo, hi = X.min(0), X.max(0)
+    Xs = np.zeros_like(X)
+    ok = hi > lo
+    Xs[:, ok] = 2 * (X[:, ok] - lo[ok]) / (hi[ok] - lo[ok]) - 1
+    if task == "regression":
+        y = 2 * (y - y.min()) / (y.max() - y.min()) - 1
+    return Xs, y
+
+
+def _quick_large(tmp_path, monkeypatch, rounds):
+    monkeypatch.setenv("OKL_DATA", str(tmp_path / "data"))
+    monkeypatch.setattr(ex, "QUICK_ROUNDS", rounds)
+    monkeypatch.setattr(ex, "QUICK_TIME_BUDGET", 1e9)
+    return ex.awv_large_scale(tmp_path / "out", quick=True, seed=5)
+
+
+def test_large_scale_on_stand_ins_equals_direct_runs(tmp_path, monkeypatch):
+    (tmp_path / "data").mkdir()
+    summary = _quick_large(tmp_path, monkeypatch, 300)
+    out = tmp_path / "out"
+    assert json.loads((out / "awv_large_scale.json").read_text()) == json.loads(
+        json.dumps(summary))
+    with open(out / "awv_large_scale.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    for name, info in summary["datasets"].items():
+        spec = ex.LARGE_SCALE_DATASETS[name]
+        assert info["source"] == "stand-in" and info["n"] == 300 and info["d"] == spec["d"]
+        assert (out / f"awv_large_scale_{name}.png").exists()
+        assert (out / f"awv_large_scale_{name}.svg").exists()
+        assert info["skipped"]["Pros-N-KONS"] == "not implemented in okl"
+        for M in (2, 3, 4):
+            r = math.comb(M + spec["d"], M)
+            key = f"PKAWV taylor M={M}"
+            assert (key in info["results"]) == (r <= ex.QUICK_MAX_TAYLOR_FEATURES)
+            assert (key in info["skipped"]) == (r > ex.QUICK_MAX_TAYLOR_FEATURES)
+        X, y = ex.stand_in(name, 300)
+        X, y = minmax(X, y, spec["task"])
+        order = np.random.default_rng(5).permutation(300)
+        X, y = X[order], y[order]
+        k = Gaussian(spec["sigma"])
+        factories = {"KRR": lambda: KernelAWV(k, lam=1.0, forecaster="krr"),
+                     "FOGD": lambda: FOGD(k, D=1000, eta=1 / math.sqrt(300), loss="squared",
+                                          seed=5),
+                     "PKAWV nystrom": lambda: PKAWV(k, basis="nystrom", lam=1.0, mu=1.0,
+                                                    beta=1.0, eps=0.5, forecaster="krr",
+                                                    seed=5)}
+        for M in (2, 3, 4):
+            factories[f"PKAWV taylor M={M}"] = (lambda M=M: PKAWV(
+                k, basis="taylor", M=M, lam=1.0, forecaster="krr"))
+        assert set(info["results"]) <= set(factories)
+        assert {"KRR", "FOGD", "PKAWV taylor M=2"} <= set(info["results"])
+        for lname, res in info["results"].items():
+            s = factories[lname]().run(X, y).scores
+            per_round = (y * s <= 0) if spec["task"] == "classification" else (y - s) ** 2
+            ns = [p["n"] for p in res["points"]]
+            assert ns == [100, 200, 300]
+            for p in res["points"]:
+                assert p["average_loss"] == pytest.approx(np.mean(per_round[:p["n"]]),
+                                                          abs=1e-12)
+            csv_rows = [r for r in rows if r["dataset"] == name and r["learner"] == lname]
+            assert [int(r["n"]) for r in csv_rows] == ns
+            assert np.allclose([float(r["average_loss"]) for r in csv_rows],
+                               [p["average_loss"] for p in res["points"]])
+            secs = [p["seconds"] for p in res["points"]]
+            assert all(a <= b for a, b in zip(secs, secs[1:]))
+
+
+def test_large_scale_reads_present_files(tmp_path, monkeypatch):
+    data = tmp_path / "data"
+    data.mkdir()
+    rng = np.random.default_rng(1)
+    with open(data / "cod-rna.t", "w") as fh:
+        for i in range(150):
+            x = rng.normal(size=8) * 10
+            fh.write(("1" if i % 3 else "-1") + " "
+                     + " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(x)) + "\n")
+    Xc = rng.normal(size=(140, 9))
+    yc = 20 * rng.random(140)
+    with open(data / "CASP.csv", "w") as fh:
+        fh.write("RMSD,F1,F2,F3,F4,F5,F6,F7,F8,F9\n")
+        for yi, row in zip(yc, Xc):
+            fh.write(",".join(f"{v:.6f}" for v in [yi, *row]) + "\n")
+    monkeypatch.setattr(ex, "LARGE_SCALE_DATASETS",
+                        {k: ex.LARGE_SCALE_DATASETS[k] for k in ("cod-rna", "casp")})
+    summary = _quick_large(tmp_path, monkeypatch, 120)
+    cod, casp = summary["datasets"]["cod-rna"], summary["datasets"]["casp"]
+    assert cod["source"] == "file" and cod["n"] == 120    # quick reads the first rows only
+    assert casp["source"] == "file" and casp["n"] == 120
+    # the casp target is the first column, scaled to [-1, 1]
+    X, y = minmax(np.round(Xc[:120], 6), np.round(yc[:120], 6), "regression")
+    order = np.random.default_rng(5).permutation(120)
+    s = KernelAWV(Gaussian(1.0), lam=1.0, forecaster="krr").run(X[order], y[order]).scores
+    assert casp["results"]["KRR"]["points"][-1]["average_loss"] == pytest.approx(
+        np.mean((y[order] - s) ** 2), rel=1e-9)
