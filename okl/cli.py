@@ -3,8 +3,10 @@
 ``okl run`` runs one learner on one stream and prints what it did.  With no
 arguments it needs no download: a Gaussian-kernel Perceptron on a synthetic
 nonlinear stream.  ``okl sweep`` runs grids of learners, parameters, kernels and
-permutations (joblib locally, ``--dask ADDRESS`` on a cluster); ``okl reproduce``
-the papers' figures and tables.
+permutations (joblib locally, ``--dask ADDRESS`` on a cluster); ``okl bounds``
+puts a run's measured quantities beside the theorems' bounds on the same stream;
+``okl plot`` draws saved runs and sweeps; ``okl reproduce`` reruns the papers'
+figures and tables.
 """
 from __future__ import annotations
 
@@ -114,6 +116,23 @@ def _parser():
                      help="output prefix: writes PREFIX.csv (one row per run) and "
                           "PREFIX-summary.csv / .json")
     swp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    bnd = sub.add_parser("bounds",
+                         help="measured quantities of one run beside the theory's bounds")
+    bnd.add_argument("--learner", default="Perceptron", help="an okl learner class")
+    bnd.add_argument("--kernel", choices=KERNELS, default="gaussian")
+    bnd.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width")
+    bnd.add_argument("--degree", type=int, default=2, help="polynomial degree")
+    bnd.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
+                     help="a learner parameter (repeatable)")
+    _add_data_arguments(bnd)
+    bnd.set_defaults(rounds=1000)        # comparators in hindsight cost O(T^3)
+    bnd.add_argument("--U", help="comma-separated comparator radii (default 1,2,4,8)")
+    bnd.add_argument("--prefix", type=int, help="keep only the first N rounds of the stream")
+    bnd.add_argument("--max-rounds", dest="max_rounds", type=int, default=3000,
+                     help="refuse longer streams (the comparators are cubic in T)")
+    bnd.add_argument("--json", help="write the report (rows and curves) to this JSON file")
+    bnd.add_argument("--plot", metavar="STEM",
+                     help="save measured-against-bound curves as STEM*.png/.svg")
     plot = sub.add_parser("plot", help="figures of saved runs or of a sweep (PNG and SVG)")
     plot.add_argument("inputs", nargs="+",
                       help="traces saved by `okl run --trace` (.npz), or one sweep CSV")
@@ -247,6 +266,10 @@ def main(argv=None) -> int:
             return _sweep(args)
         if args.command == "plot":
             return _plot(args)
+        if args.command == "bounds":
+            from okl.experiments.bounds import command as bounds_command
+
+            return bounds_command(args)
         if args.command == "reproduce":
             return _reproduce(args)
     except ValueError as exc:

@@ -1,0 +1,1050 @@
+r"""Measured quantities of one run beside the bounds the papers prove for its learner.
+
+:func:`bounds_report` runs a fresh learner on a stream ``(X, y)`` and evaluates, on the
+*same* stream, every bound of ``theory/`` that applies to that learner with the
+parameters it was given.  Each row of the report is a dict
+
+``{"quantity", "measured", "bound", "ratio", "source", "holds", "note", "inputs"}``
+
+(``ratio = measured / bound``; ``holds`` is ``measured <= bound`` up to a relative
+``1e-9``; ``bound``, ``ratio`` and ``holds`` are ``None`` when no bound applies, and
+``note`` says why; ``inputs`` are the arguments the theory function was called with).
+Where a bound holds on every prefix of the run (an *anytime* bound) the report also holds
+per-round curves, measured against bound, for :func:`plot_report`.
+
+What is covered (every bound is a function of ``theory/``; nothing is re-derived here):
+
+* ``Perceptron``: Theorems 1 and 2 quoted by Liao et al. (AAAI 2024)
+  (:func:`theory.ahpatron.perceptron_theorem1_bound`, ``..._theorem2_bound``) with
+  :math:`X^2 = \max_t k(x_t, x_t)`.
+* ``AVP``: Theorem 3 in its solved constant-rate form (``setting=None``, when (5)
+  holds), Corollary 1 or Corollary 2 (``setting``), for :math:`f` in the learner's ball.
+* ``Ahpatron``: Lemma 1 (removals), Theorem 4 (``c = 0.6`` and its parameters),
+  Theorem 6 (``c=None``; :math:`\zeta` measured on the run, the best
+  :math:`\gamma` of a grid; the "safe" form, and the printed form where it follows),
+  Theorem 5 (:math:`\min_{\|f\| \le U} L_T(f) \le \mathcal A_T`, unit diagonal).
+* ``Forgetron``: eq. (1) of Liao et al. as quoted, in the ball of
+  :func:`theory.ahpatron.forgetron_radius`.
+* ``NORMA`` (Kivinen, Smola & Williamson 2004): margin errors (Theorem 2) and mistakes
+  (Theorem 3) through the untuned forms (45)-(48)
+  (:func:`theory.norma.margin_error_bound_general`,
+  :func:`theory.norma.mistake_bound_general`), valid for the run's own
+  :math:`(\eta, \lambda, \rho)`, against a stationary comparator :math:`g = \mu f_r`
+  (:math:`f_r` the best hinge function in the ball of radius ``r``, so
+  :math:`L_{\mathrm{cum},\mu}[g] = \mu L_T(f_r)` is
+  :func:`theory.norma.soft_margin_comparator_loss` with ``B = mu r``); applicable to the
+  soft margin loss with a constant rate, no offset and no truncation.
+* ``POMD`` / ``POMDR`` (Li & Liao, AAAI 2023): Theorem 1 on the ALD budget with the
+  exponential and polynomial envelopes fitted to the stream's Gram spectrum
+  (:func:`theory.fit_exponential_decay`, :func:`theory.fit_polynomial_decay`) and the
+  envelope-free interlacing form of its proof; Theorem 2 and Corollary 1 on the regret
+  against :math:`\min_{\|f\| \le U} \sum_t \max(0, 1 - y_t f(x_t))` (its certified lower
+  bound, so the measured regret is at least the true one); Lemma 4
+  (:math:`\sum_t \delta_t \le 4\mathcal A_T + 7D`) with the learner's ``sum_delta``.
+* ``KernelAWV`` / ``PKAWV`` (Jezequel, Gaillard & Rudi 2019): regret against the kernel
+  ridge comparator (:func:`theory.kernel_ridge_comparator`, which maximizes
+  :math:`R_n(f) - \lambda\|f\|^2`, so one comparator checks every :math:`f`):
+  Propositions 1 and 2 (Kernel-AWV), Theorems 3 and 4 (Taylor basis), Theorems 9 and 6
+  (Nystrom / KORS, with the dictionaries of the run).
+* every learner: the empirical rows (mistakes, cumulative loss, final and maximum
+  budget) with ``source = "no bound implemented"``.
+
+Cost: the comparators and the eigendecomposition are :math:`O(T^3)`, so a stream longer
+than ``max_rounds`` (default 3000) is refused; pass a prefix or raise the limit.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["BoundsReport", "bounds_report", "format_report", "plot_report", "command",
+           "MAX_ROUNDS", "DEFAULT_RADII", "NO_BOUND"]
+
+#: Longest stream :func:`bounds_report` accepts by default (the comparators are O(T^3)).
+MAX_ROUNDS = 3000
+#: Comparator radii tried for the bounds that hold for every f (or every f in a ball).
+DEFAULT_RADII = (1.0, 2.0, 4.0, 8.0)
+#: Source of the rows that only report a measured quantity.
+NO_BOUND = "no bound implemented"
+#: Relative slack of ``holds`` (round-off; the counts are integers).
+RTOL = 1e-9
+#: Multiples of ``rho + eta' X^2 / 2`` tried as NORMA's comparator margin ``mu``.
+NORMA_MU_FACTORS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 8.0)
+#: Largest T^2 |I_n|^2 / 2 for which the Nystrom (KORS) Theorem 9 terms are computed.
+NYSTROM_MAX_WORK = 5e9
+#: Grid of Theorem 6's free parameter gamma in (0, 1) (the best valid one is reported).
+THEOREM6_GAMMAS = tuple(float(g) for g in np.round(np.arange(1, 20) / 20.0, 2))
+
+_LIAO24 = "Liao et al. 2024"
+_LILIAO23 = "Li & Liao 2023"
+_KSW04 = "Kivinen, Smola & Williamson 2004"
+_JGR19 = "Jezequel, Gaillard & Rudi 2019"
+
+
+# -- the report --------------------------------------------------------------------------
+
+@dataclass
+class BoundsReport:
+    """What :func:`bounds_report` returns.
+
+    Attributes
+    ----------
+    learner : str
+        ``repr`` of the learner that ran.
+    name : str
+        Its class name (``"PKAWV"`` for both bases).
+    T : int
+        Rounds.
+    rows : list of dict
+        ``{"quantity", "measured", "bound", "ratio", "source", "holds", "note", "inputs"}``
+        (see the module docstring).
+    curves : list of dict
+        Per-round curves: ``{"title", "kind", "ylabel", "measured": {label: array},
+        "bounds": {label: array or float}, "anytime": bool, "note"}``; ``kind`` is
+        ``"budget"``, ``"mistakes"`` or ``"regret"``.  ``anytime`` is False when the
+        bound is only proved at the horizon (the curve then shows shape only).
+    trace : okl.trace.Trace
+        The run.
+    stream : dict
+        Stream quantities used by the bounds (``kappa_max``, ``kappa_min``, ``A_T``, ...).
+    data : str
+        Description of the stream (set by :func:`command`).
+    seconds : float
+        Wall time of the whole report.
+    """
+
+    learner: str
+    name: str
+    T: int
+    rows: list
+    curves: list
+    trace: object
+    stream: dict = field(default_factory=dict)
+    data: str = ""
+    seconds: float = 0.0
+
+    @property
+    def checked(self) -> list:
+        """The rows with a bound."""
+        return [r for r in self.rows if r["holds"] is not None]
+
+    @property
+    def all_hold(self):
+        """True if every bound holds, False if one fails, None if no row has a bound."""
+        rows = self.checked
+        return None if not rows else all(r["holds"] for r in rows)
+
+    def row(self, source: str) -> dict:
+        """The row whose ``source`` is ``source`` (KeyError if there is none or several)."""
+        found = [r for r in self.rows if r["source"] == source]
+        if len(found) != 1:
+            raise KeyError(f"{len(found)} rows with source {source!r}")
+        return found[0]
+
+    def to_dict(self, curves: bool = True) -> dict:
+        """A JSON-ready dict (arrays as lists, non-finite numbers as strings)."""
+        out = {"learner": self.learner, "name": self.name, "T": self.T, "data": self.data,
+               "all_hold": self.all_hold, "seconds": self.seconds,
+               "stream": self.stream, "rows": self.rows,
+               "run": self.trace.to_dict()}
+        if curves:
+            out["curves"] = self.curves
+        return _jsonable(out)
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else str(value)
+    return value
+
+
+def _row(quantity, measured, bound=None, source=NO_BOUND, *, note="", inputs=None):
+    measured = _number(measured)
+    if bound is None:
+        ratio = holds = None
+    else:
+        bound = float(bound)
+        holds = bool(measured <= bound + RTOL * max(1.0, abs(bound)))
+        ratio = measured / bound if bound > 0 else None
+        if math.isinf(bound):
+            note = (note + "; " if note else "") + "vacuous: the bound is infinite"
+    return {"quantity": quantity, "measured": measured, "bound": bound, "ratio": ratio,
+            "source": source, "holds": holds, "note": note,
+            "inputs": {k: _number(v) for k, v in (inputs or {}).items()}}
+
+
+def _na(quantity, measured, source, reason):
+    """A row whose bound does not apply to this run (``reason`` says why)."""
+    return _row(quantity, measured, None, source, note=f"not applicable: {reason}")
+
+
+def _number(v):
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return float(v)
+    return v
+
+
+# -- the stream side (Gram matrix, spectrum, comparators), computed once and cached ---------
+
+class _Stream:
+    def __init__(self, X, y, kernel):
+        self.X, self.y, self.kernel = X, y, kernel
+        self._K = self._ev = self._A = None
+        self._hinge = {}
+        self._ridge = {}
+        self.info = {}
+
+    @property
+    def K(self):
+        if self._K is None:
+            K = np.asarray(self.kernel(self.X), dtype=float)
+            self._K = 0.5 * (K + K.T)
+            d = np.diag(self._K)
+            self.info.update(kappa_max=float(d.max()), kappa_min=float(d.min()))
+        return self._K
+
+    @property
+    def kappa_max(self) -> float:
+        """:math:`\\max_t k(x_t, x_t)` (the :math:`X^2` / :math:`D` of the bounds)."""
+        self.K
+        return self.info["kappa_max"]
+
+    @property
+    def kappa_min(self) -> float:
+        self.K
+        return self.info["kappa_min"]
+
+    @property
+    def eigenvalues(self):
+        if self._ev is None:
+            from theory import kernel_eigenvalues
+
+            self._ev = kernel_eigenvalues(self.K)
+            self.info.update(lambda_max=float(self._ev[0]))
+        return self._ev
+
+    @property
+    def alignment(self) -> float:
+        if self._A is None:
+            from theory import kernel_alignment
+
+            self._A = kernel_alignment(self.K, self.y)
+            self.info["A_T"] = self._A
+        return self._A
+
+    def hinge(self, r):
+        """``theory.best_hinge_in_ball(K, y, r)`` (one solve per radius)."""
+        r = float(r)
+        if r not in self._hinge:
+            from threadpoolctl import threadpool_limits
+
+            from theory import best_hinge_in_ball
+
+            with threadpool_limits(1):     # far faster than threaded BLAS at these sizes
+                self._hinge[r] = best_hinge_in_ball(self.K, self.y, r)
+        return self._hinge[r]
+
+    def hinge_losses(self, r):
+        """Per-round hinge losses of the comparator of radius ``r``."""
+        return np.maximum(0.0, 1.0 - self.y * self.hinge(r).fitted)
+
+    def ridge(self, lam):
+        lam = float(lam)
+        if lam not in self._ridge:
+            from theory import kernel_ridge_comparator
+
+            self._ridge[lam] = kernel_ridge_comparator(self.K, self.y, lam)
+        return self._ridge[lam]
+
+
+def _radii(U):
+    if U is None:
+        return DEFAULT_RADII
+    values = np.atleast_1d(np.asarray(U, dtype=float)).ravel()
+    if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise ValueError(f"U must be a positive finite radius or a sequence of them, got {U!r}")
+    return tuple(sorted({float(v) for v in values}))
+
+
+def _ball_radii(radii, U):
+    """The radii below the ball's radius ``U``, and ``U`` itself (finite ``U``)."""
+    if not math.isfinite(U):
+        return tuple(radii)
+    return tuple(r for r in radii if r < U) + (float(U),)
+
+
+def _best(candidates):
+    """The candidate ``(bound, inputs)`` with the smallest bound."""
+    return min(candidates, key=lambda c: c[0])
+
+
+def _cum(mask):
+    return np.cumsum(np.asarray(mask, dtype=np.int64))
+
+
+def _curve(title, kind, ylabel, measured, bounds, *, anytime=True, note=""):
+    return {"title": title, "kind": kind, "ylabel": ylabel,
+            "measured": {k: np.asarray(v, dtype=float) for k, v in measured.items()},
+            "bounds": {k: (float(v) if np.ndim(v) == 0 else np.asarray(v, dtype=float))
+                       for k, v in bounds.items()},
+            "anytime": bool(anytime), "note": note}
+
+
+# -- per-learner bounds --------------------------------------------------------------------
+
+def _perceptron(s, learner, tr, radii, rows, curves):
+    from theory.ahpatron import perceptron_theorem1_bound, perceptron_theorem2_bound
+
+    M = tr.n_mistakes
+    X2 = s.kappa_max
+    q = "mistakes |M_T|"
+    for fn, src in ((perceptron_theorem1_bound, f"{_LIAO24}, Theorem 1 (Dekel et al. 2005)"),
+                    (perceptron_theorem2_bound,
+                     f"{_LIAO24}, Theorem 2 (Shalev-Shwartz 2007)")):
+        bound, r = _best([(fn(s.hinge(r).loss, s.hinge(r).norm, X2), r) for r in radii])
+        c = s.hinge(r)
+        rows.append(_row(q, M, bound, src, note=f"best f over radii {list(radii)}",
+                         inputs={"radius": r, "L": c.loss, "f_norm": c.norm, "kappa_max": X2}))
+        cumL = np.cumsum(s.hinge_losses(r))
+        curves.append(_curve(f"Perceptron: {src}", "mistakes", "cumulative mistakes",
+                             {"mistakes": tr.cumulative_mistakes},
+                             {f"bound (f* of radius {r:g})":
+                              [fn(L, c.norm, X2) for L in cumL]}))
+
+
+def _unit_kernel_reason(s, what):
+    if s.kappa_max > 1.0 + 1e-12:
+        return (f"{what} assume k(x, x) <= 1, and max_t k(x_t, x_t) = {s.kappa_max:.6g} "
+                f"on this stream")
+    return None
+
+
+def _avp(s, learner, tr, radii, rows, curves):
+    from theory.ahpatron import (
+        avp_constant_rate_bound,
+        avp_corollary1_bound,
+        avp_corollary2_bound,
+        avp_corollary2_delta,
+        avp_corollary2_parameters,
+    )
+
+    e = tr.extras
+    Mp, N = int(e["M_prime"]), int(e["n_margin"])
+    q = "mistakes |M'_T| (y f <= 0)"
+    U, eps = float(learner.U), float(learner.eps)
+    margins = s.y * tr.scores
+    in_N = (margins > 0.0) & (margins < 1.0 - eps)
+    cumN = _cum(in_N)
+    setting = learner.setting
+    src = {None: f"{_LIAO24}, Theorem 3 (constant rate)", "corollary1": f"{_LIAO24}, Corollary 1",
+           "corollary2": f"{_LIAO24}, Corollary 2"}[setting]
+    reason = _unit_kernel_reason(s, "the AVP bounds")
+    lam = 1.0 if learner.lam is None else float(learner.lam)
+    if reason is None and setting is None and not (0.0 < lam < 2.0 and lam / 2.0 < eps < 1.0):
+        reason = (f"Theorem 3 needs (5): 0 < lam < 2 and lam/2 < eps < 1; the run has "
+                  f"lam = {lam!r}, eps = {eps!r}")
+    if reason:
+        rows.append(_na(q, Mp, src, reason))
+        return
+    rs = _ball_radii(radii, U)
+    if setting == "corollary2":
+        in_M = margins <= 0.0
+        lam_t = np.array([avp_corollary2_parameters(U, int(m)).lam for m in _cum(in_M)])
+        delta = avp_corollary2_delta(lam_t[in_N], np.full(int(in_N.sum()), eps))
+        bound, r = _best([(avp_corollary2_bound(s.hinge(r).loss, U, delta), r) for r in rs])
+        c = s.hinge(r)
+        rows.append(_row(q, Mp, bound, src, note=f"best f over radii {list(rs)}",
+                         inputs={"radius": r, "L": c.loss, "U": U, "delta": delta,
+                                 "n_margin": N}))
+        # Delta_t on the prefix t: the sum over N_T cap [t] (one term per round)
+        terms = np.array([avp_corollary2_delta(lam_t[t:t + 1], [eps]) if in_N[t] else 0.0
+                          for t in range(s.y.size)])
+        cum_delta = np.cumsum(terms)
+
+        def prefix_bound(L, t):
+            return avp_corollary2_bound(L, U, min(float(cum_delta[t]), 0.0))
+    else:
+        def solved(L, norm, n):
+            if setting == "corollary1":
+                return avp_corollary1_bound(L, norm, eps, n)
+            return avp_constant_rate_bound(L, norm, lam, eps, n)
+
+        bound, r = _best([(solved(s.hinge(r).loss, s.hinge(r).norm, N), r) for r in rs])
+        c = s.hinge(r)
+        rows.append(_row(q, Mp, bound, src, note=f"best f over radii {list(rs)}",
+                         inputs={"radius": r, "L": c.loss, "f_norm": c.norm, "lam": lam,
+                                 "eps": eps, "n_margin": N}))
+
+        def prefix_bound(L, t):
+            return solved(L, c.norm, int(cumN[t]))
+    cumL = np.cumsum(s.hinge_losses(r))
+    curves.append(_curve(f"AVP: {src}", "mistakes", "cumulative mistakes",
+                         {"|M'_t|": tr.cumulative_mistakes},
+                         {f"bound (f* of radius {r:g})":
+                          [prefix_bound(L, t) for t, L in enumerate(cumL)]}))
+
+
+def _ahpatron(s, learner, tr, radii, rows, curves):
+    from theory import kernel_alignment
+    from theory.ahpatron import (
+        ahpatron_lemma1_bound,
+        ahpatron_theorem4_bound,
+        ahpatron_theorem4_conditions,
+        ahpatron_theorem6_bound,
+        ahpatron_theorem6_conditions,
+    )
+
+    e = tr.extras
+    Mp, N, n_upd = int(e["M_prime"]), int(e["n_margin"]), int(e["n_updates"])
+    B, U, lam, eps, c = learner.B, float(learner.U_), float(learner.lam_), float(learner.eps), \
+        learner.c
+    rows.append(_row("removals |J| (halvings)", int(e["removals"]),
+                     ahpatron_lemma1_bound(n_upd, B), f"{_LIAO24}, Lemma 1",
+                     inputs={"n_updates": n_upd, "B": B}))
+    q = "mistakes |M'_T| (y f <= 0)"
+    reason = _unit_kernel_reason(s, "the Ahpatron bounds")
+    rs = _ball_radii(radii, U)
+    margins = s.y * tr.scores
+    cumN = _cum((margins > 0.0) & (margins < 1.0 - eps))
+
+    # Theorem 4
+    src4 = f"{_LIAO24}, Theorem 4"
+    why = reason
+    if why is None and c is None:
+        why = "c=None (c_t = ||f_t||/U) is Theorem 6's setting; Theorem 4 needs c = 0.6"
+    if why is None:
+        fails = ahpatron_theorem4_conditions(B, U, lam, eps, c)
+        why = "; ".join(fails) if fails else None
+    if why:
+        rows.append(_na(q, Mp, src4, why))
+    else:
+        bound, r = _best([(ahpatron_theorem4_bound(s.hinge(r).loss, s.hinge(r).norm, N, B, U,
+                                                   eps).bound, r) for r in rs])
+        cm = s.hinge(r)
+        rows.append(_row(q, Mp, bound, src4, note=f"best f over radii {list(rs)}",
+                         inputs={"radius": r, "L": cm.loss, "f_norm": cm.norm, "n_margin": N,
+                                 "B": B, "U": U, "eps": eps}))
+        cumL = np.cumsum(s.hinge_losses(r))
+        curves.append(_curve(f"Ahpatron: {src4}", "mistakes", "cumulative mistakes",
+                             {"|M'_t|": tr.cumulative_mistakes},
+                             {f"bound (f* of radius {r:g})":
+                              [ahpatron_theorem4_bound(L, cm.norm, int(cumN[t]), B, U, eps).bound
+                               for t, L in enumerate(cumL)]}))
+
+    # Theorem 6: zeta measured on the run; the best gamma of a grid that fits the conditions
+    zeta_hat = float(e["zeta_hat"])
+    zeta = max(zeta_hat, 1e-12)          # no removal: (11) holds for every zeta > 0
+    paper_ok = zeta <= 0.5 and n_upd >= B / 2
+    for form in ("safe", "paper"):
+        src6 = (f"{_LIAO24}, Theorem 6 "
+                f"({'reconstructed safe' if form == 'safe' else 'printed'} form)")
+        why = reason
+        if why is None and c is not None:
+            why = f"Theorem 6 needs c_t = ||f_t||/U (c=None), the run has c = {c!r}"
+        if why is None and zeta > 2.0:
+            why = f"the run's zeta of (11) is {zeta_hat!r} > 2"
+        if why is None and form == "paper" and not paper_ok:
+            why = (f"the printed form follows only for zeta <= 1/2 and |M'_T| + |N_T| >= B/2 "
+                   f"(zeta = {zeta_hat:.4g}, updates = {n_upd}, B = {B})")
+        gammas = []
+        if why is None:
+            gammas = [g for g in THEOREM6_GAMMAS
+                      if not ahpatron_theorem6_conditions(B, U, lam, eps, zeta, g)]
+            if not gammas:
+                why = "; ".join(ahpatron_theorem6_conditions(B, U, lam, eps, zeta,
+                                                             THEOREM6_GAMMAS[0])) \
+                    + " (at the smallest gamma of the grid)"
+        if why:
+            rows.append(_na(q, Mp, src6, why))
+            continue
+        bound, (r, g) = _best([(ahpatron_theorem6_bound(s.hinge(r).loss, s.hinge(r).norm, N, B,
+                                                        U, zeta, g, eps, form=form).bound, (r, g))
+                               for r in rs for g in gammas])
+        cm = s.hinge(r)
+        rows.append(_row(q, Mp, bound, src6,
+                         note=f"zeta measured on the run; best f over radii {list(rs)} and "
+                              f"gamma over {gammas[0]}..{gammas[-1]}",
+                         inputs={"radius": r, "L": cm.loss, "f_norm": cm.norm, "n_margin": N,
+                                 "B": B, "U": U, "zeta": zeta, "gamma": g, "eps": eps}))
+
+    # Theorem 5: the kernel alignment dominates the best hinge loss in the ball
+    src5 = f"{_LIAO24}, Theorem 5"
+    q5 = "min_{||f|| <= U} L_T(f)"
+    if abs(s.kappa_max - 1.0) > 1e-10 or abs(s.kappa_min - 1.0) > 1e-10:
+        rows.append(_na(q5, s.hinge(U).loss, src5, "Theorem 5 assumes k(x, x) = 1"))
+    elif U < 1.0:
+        rows.append(_na(q5, s.hinge(U).loss, src5, f"Theorem 5 needs U >= 1, U = {U!r}"))
+    else:
+        A = kernel_alignment(s.K, s.y)
+        rows.append(_row(q5, s.hinge(U).loss, A, src5, note="bound = kernel alignment A_T",
+                         inputs={"U": U}))
+
+
+def _forgetron(s, learner, tr, radii, rows, curves):
+    from theory.ahpatron import forgetron_mistake_bound, forgetron_radius
+
+    q, src = "mistakes |M_T|", f"{_LIAO24}, eq. (1) (Forgetron, as quoted)"
+    M, B = tr.n_mistakes, learner.B
+    reason = _unit_kernel_reason(s, "the Forgetron bound")
+    if reason:
+        rows.append(_na(q, M, src, reason))
+        return
+    R = forgetron_radius(B)
+    rs = _ball_radii(radii, R)
+    bound, r = _best([(forgetron_mistake_bound(s.hinge(r).loss, s.hinge(r).norm, B), r)
+                      for r in rs])
+    c = s.hinge(r)
+    rows.append(_row(q, M, bound, src,
+                     note=f"f in the ball of radius forgetron_radius(B) = {R:.4g}; the original "
+                          f"theorem's restriction on B is not checked",
+                     inputs={"radius": r, "L": c.loss, "f_norm": c.norm, "B": B}))
+    cumL = np.cumsum(s.hinge_losses(r))
+    curves.append(_curve(f"Forgetron: {src}", "mistakes", "cumulative mistakes",
+                         {"mistakes": tr.cumulative_mistakes},
+                         {f"bound (f* of radius {r:g})":
+                          [forgetron_mistake_bound(L, c.norm, B) for L in cumL]}))
+
+
+def _norma(s, learner, tr, radii, rows, curves):
+    from theory.norma import eta_prime, margin_error_bound_general, mistake_bound_general
+
+    src2 = f"{_KSW04}, Theorem 2 via (45)-(46)"
+    src3 = f"{_KSW04}, Theorem 3 via (46)-(48)"
+    q2, q3 = "margin errors M_rho (y f <= rho)", "mistakes M (y f <= 0)"
+    if learner.loss not in ("soft_margin",):
+        rows.append(_na(q3, tr.n_mistakes if tr.is_classification else 0, src3,
+                        f"Theorems 2-3 are for the soft margin loss, loss = {learner.loss!r}"))
+        return
+    rho = float(learner.rho)
+    margin_errors = int(np.sum(s.y * tr.scores <= rho))
+    reasons = []
+    if learner.schedule != "constant":
+        reasons.append(f"Theorems 2-3 take a constant rate, schedule = {learner.schedule!r}")
+    if learner.offset:
+        reasons.append("the analysis of Sec. IV omits the offset b (offset=True)")
+    if learner.tau is not None or learner.tau_power is not None:
+        reasons.append("Theorems 2-3 are for the untruncated update (tau / tau_power given)")
+    if reasons:
+        rows.append(_na(q2, margin_errors, src2, "; ".join(reasons)))
+        rows.append(_na(q3, tr.n_mistakes, src3, "; ".join(reasons)))
+        return
+    eta, lam = float(learner.eta), float(learner.lam)
+    ep = eta_prime(eta, lam)
+    X = math.sqrt(s.kappa_max)
+    m = s.y.size
+    mu0 = rho + ep * X * X / 2.0        # (45)-(46): M_rho <= RHS / (mu - rho - eta' X^2 / 2)
+
+    def args(r, mu, L=None, n=m):
+        # g = mu f_r: ||g|| <= B = mu r, L_cum,mu[g] = mu L_T(f_r) (soft_margin_comparator_loss)
+        return (mu * (s.hinge(r).loss if L is None else L), mu * r, 0.0, 0.0, n, X, mu, rho,
+                ep, lam)
+
+    base = {"eta": eta, "lam": lam, "rho": rho, "eta_prime": ep, "X": X, "D1": 0.0, "D2": 0.0,
+            "m": m}
+    for fn, q, measured, src, factors in (
+            (margin_error_bound_general, q2, margin_errors, src2,
+             [f for f in NORMA_MU_FACTORS if f > 1.0]),
+            (mistake_bound_general, q3, tr.n_mistakes, src3,
+             [f for f in NORMA_MU_FACTORS if f > 1.0 or rho > 0.0])):
+        bound, (r, mu) = _best([(fn(*args(r, f * mu0)), (r, f * mu0))
+                                for r in radii for f in factors])
+        a = args(r, mu)
+        rows.append(_row(q, measured, bound, src,
+                         note=f"stationary comparator g = mu f_r (D1 = D2 = 0); best over radii "
+                              f"{list(radii)} and mu = ({', '.join(map(str, factors))}) x "
+                              f"(rho + eta' X^2 / 2)",
+                         inputs={**base, "radius": r, "mu": mu, "K": a[0], "B": a[1]}))
+        cumL = np.cumsum(s.hinge_losses(r))
+        cm = _cum(s.y * tr.scores <= rho) if fn is margin_error_bound_general \
+            else tr.cumulative_mistakes
+        curves.append(_curve(f"NORMA: {src}", "mistakes",
+                             "cumulative margin errors" if fn is margin_error_bound_general
+                             else "cumulative mistakes",
+                             {q: cm},
+                             {f"bound (g = {mu:.3g} f*, radius {r:g})":
+                              [fn(*args(r, mu, L, t + 1)) for t, L in enumerate(cumL)]}))
+
+
+def _pomdr(s, learner, tr, radii, rows, curves):
+    from okl.learners.pomdr import POMD
+    from theory import fit_exponential_decay, fit_polynomial_decay
+    from theory.pomdr import (
+        ald_budget_spectral_bound,
+        ald_threshold,
+        corollary1_bound,
+        delta_sequence,
+        lemma4_bound,
+        theorem1_constant,
+        theorem1_exponential_bound,
+        theorem1_polynomial_bound,
+        theorem2_bound,
+    )
+
+    e = tr.extras
+    Th = int(e["T"])
+    zeta, U = float(learner.zeta), float(learner.U)
+    Dl, scale = float(learner.D_), float(learner.ald_scale_)
+    pomd_only = isinstance(learner, POMD) or math.isinf(e["t_bar"])
+    size = int(tr.budget.max())
+    q1 = "ALD budget |S_T|"
+
+    # Theorem 1.  The ALD test (5) is sqrt(alpha_t) <= ald_scale T^-zeta, i.e. alpha_t <=
+    # D' T^-2zeta with D' = ald_scale^2 (= D by default): Theorem 1's alpha with D'.
+    Dthr = scale * scale
+    A = s.kappa_min
+    bounds1 = {}
+    if not pomd_only:
+        reason = (f"POMDR switched to OMDR at t_bar = {e['t_bar']} (|S| reached B0 = {e['B0']}); "
+                  f"from then on the budget is B = {learner.B}, not the ALD dictionary")
+        for fit in ("exponential", "polynomial"):
+            rows.append(_na(q1, size, f"{_LILIAO23}, Theorem 1 ({fit} decay fit)", reason))
+    elif A <= 0.0:
+        rows.append(_na(q1, size, f"{_LILIAO23}, Theorem 1",
+                        "Theorem 1 needs k(x_t, x_t) >= A > 0"))
+    else:
+        ev = s.eigenvalues
+        alpha = ald_threshold(Th, zeta, Dthr)
+        C = theorem1_constant(Th, zeta, Dthr, min(A, Dthr))
+        common = {"T": Th, "zeta": zeta, "D": Dthr, "A": min(A, Dthr), "C": C}
+        spec = ald_budget_spectral_bound(ev, alpha, A)
+        rows.append(_row(q1, size, spec, f"{_LILIAO23}, proof of Theorem 1 (interlacing)",
+                         note="largest k with A alpha^(k-1) <= lambda_1 ... lambda_k",
+                         inputs={"alpha": alpha, "A": A}))
+        bounds1["interlacing"] = spec
+        for fit_name, fit, fn, rate in (
+                ("exponential", fit_exponential_decay, theorem1_exponential_bound, "r"),
+                ("polynomial", fit_polynomial_decay, theorem1_polynomial_bound, "p")):
+            src = f"{_LILIAO23}, Theorem 1 ({fit_name} decay fit)"
+            try:
+                env = fit(eigenvalues=ev)
+            except ValueError as exc:
+                rows.append(_na(q1, size, src, str(exc)))
+                continue
+            b = fn(Th, zeta, Dthr, env.R0, getattr(env, rate), C)
+            note = f"envelope fitted to the {env.n_fit} leading eigenvalues"
+            if env.clipped:
+                note += f"; the fitted {rate} was clipped into Theorem 1's range"
+            if size > env.n_fit:
+                note += (f"; |S_T| = {size} > {env.n_fit}: the envelope does not cover "
+                         f"lambda_1..lambda_|S_T|, the premise is unchecked")
+            rows.append(_row(q1, size, b, src, note=note,
+                             inputs={**common, "R0": env.R0, rate: getattr(env, rate)}))
+            bounds1[f"Theorem 1 ({fit_name})"] = b
+    budget_bounds = dict(bounds1)
+    if not isinstance(learner, POMD):
+        budget_bounds["B"] = float(learner.B)
+    curves.append(_curve(f"{type(learner).__name__}: budget |S_t| and its bounds", "budget",
+                         "support vectors |S_t|", {"|S_t|": tr.budget}, budget_bounds,
+                         note="Theorem 1 bounds |S_T| for the horizon T: constant lines"))
+
+    # Lemma 4, with the learner's extras; delta_t recomputed on the Gram matrix
+    active = tr.losses > 0
+    deltas = delta_sequence(s.K, s.y, learner.M, active)
+    sd = float(deltas.sum())
+    D = s.kappa_max
+    At = s.alignment
+    note = "" if abs(e["sum_delta"] - sd) <= 1e-8 * max(1.0, sd) else \
+        f"the learner's sum_delta differs from theory.pomdr.sum_delta ({sd!r})"
+    rows.append(_row("sum_t delta_t", float(e["sum_delta"]), lemma4_bound(At, D),
+                     f"{_LILIAO23}, Lemma 4", note=note,
+                     inputs={"A_T": At, "D": D, "sum_delta_theory": sd}))
+
+    # Theorem 2 and Corollary 1
+    comp = s.hinge(U)
+    loss = float(tr.losses.sum())
+    regret = loss - comp.lower_bound
+    q2 = "regret vs min_{||f|| <= U} sum hinge"
+    reasons = []
+    if zeta != 1.0:
+        reasons.append(f"Theorem 2 is stated for zeta = 1, the run has zeta = {zeta!r}")
+    if Dl != 1.0 or s.kappa_max > 1.0 + 1e-12:
+        reasons.append(f"the proof of Theorem 2 takes D = 1 (sup k(x, x) <= 1 and the rate's "
+                       f"3 D); the run has D = {Dl!r}, max k(x_t, x_t) = {s.kappa_max:.6g}")
+    if abs(scale - math.sqrt(Dl)) > 1e-12 * max(1.0, scale):
+        reasons.append(f"the ALD threshold is scaled (ald_scale = {scale!r}), not (5)")
+    if not pomd_only and float(learner.c) != 1.0:
+        reasons.append(f"OMDR's reset rate (10) is multiplied by c = {learner.c!r}")
+    kw = {} if pomd_only else {"T": Th, "B": learner.B}
+    ins = {"U": U, "sum_delta": sd, "A_T": At, "D": D, "learner_loss": loss,
+           "comparator_lower_bound": comp.lower_bound, "comparator_loss": comp.loss, **kw}
+    case = "POMD only" if pomd_only else f"budgeted, B = {learner.B}"
+    for src, fn, arg in ((f"{_LILIAO23}, Theorem 2", theorem2_bound, sd),
+                         (f"{_LILIAO23}, Corollary 1", corollary1_bound, None)):
+        if reasons:
+            rows.append(_na(q2, regret, src, "; ".join(reasons)))
+            continue
+        b = fn(U, sd, **kw) if arg is not None else fn(U, At, D, **kw)
+        rows.append(_row(q2, regret, b, src,
+                         note=f"{case}; regret measured against the comparator's certified "
+                              f"lower bound (>= the true regret)", inputs=ins))
+    if not reasons:
+        cumd = np.cumsum(deltas)
+        reg = np.cumsum(tr.losses) - np.cumsum(s.hinge_losses(U))
+        bnd = [theorem2_bound(U, float(d), **({} if pomd_only else {"T": t + 1,
+                                                                      "B": learner.B}))
+               for t, d in enumerate(cumd)]
+        curves.append(_curve(f"POMDR: {_LILIAO23}, Theorem 2", "regret", "regret",
+                             {"regret vs f* (radius U)": reg}, {"Theorem 2 on prefixes": bnd},
+                             anytime=False,
+                             note="a prefix of a horizon-T run is not a horizon-t run: "
+                                  "shape only; the theorem is checked at t = T"))
+
+
+def _awv(s, learner, tr, radii, rows, curves):
+    from okl.learners.awv import KernelAWV
+    from theory import log_det_term
+    from theory.awv import (
+        THEOREM4_PROOF_CONSTANT,
+        online_leverage,
+        proposition1_bound,
+        proposition2_bound,
+        taylor_mu,
+        theorem3_bound,
+        theorem4_bound,
+        theorem4_condition,
+        theorem4_M,
+        theorem6_bound,
+        theorem9_bound,
+        theorem9_terms_nested,
+    )
+    from theory.spectrum import effective_dimension
+
+    lam = float(learner.lam)
+    y = s.y
+    T = y.size
+    B = float(np.max(np.abs(y)))
+    comp = s.ridge(lam)
+    regret = float(np.sum((y - tr.scores) ** 2) - comp.loss)
+    q = "regret R_n(f*) vs kernel ridge f*"
+    base = {"lam": lam, "f_norm2": comp.norm2, "B": B, "comparator_loss": comp.loss}
+    if B == 0.0:
+        rows.append(_na(q, regret, _JGR19, "every y_t is 0 (B = 0)"))
+        return
+    basis = getattr(learner, "basis", None)
+    srcs = {None: ["Proposition 1", "Proposition 2"], "taylor": ["Theorem 3", "Theorem 4"],
+            "nystrom": ["Theorem 9", "Theorem 6"]}[basis]
+    if learner.forecaster != "awv":
+        for name in srcs:
+            rows.append(_na(q, regret, f"{_JGR19}, {name}",
+                            "forecaster='krr' drops f(x_t)^2 from (3)/(4): the bounds are for "
+                            "forecaster='awv'"))
+        return
+    ev = s.eigenvalues
+    logdet = log_det_term(lam=lam, eigenvalues=ev)
+    anytime = None
+    if isinstance(learner, KernelAWV):
+        p1 = proposition1_bound(lam, comp.norm2, B, eigenvalues=ev)
+        rows.append(_row(q, regret, p1, f"{_JGR19}, Proposition 1",
+                         inputs={**base, "log_det": logdet}))
+        p2 = lam * comp.norm2 + B * B * proposition2_bound(lam=lam, kappa2=s.kappa_max,
+                                                           eigenvalues=ev)
+        rows.append(_row(q, regret, p2, f"{_JGR19}, Proposition 2 (in Proposition 1)",
+                         note="lam ||f||^2 + B^2 log(e + e n kappa^2 / lam) d_eff(lam)",
+                         inputs={**base, "kappa2": s.kappa_max}))
+        anytime = ("Proposition 1", 1.0)
+    elif basis == "taylor":
+        Xd = s.X.toarray() if hasattr(s.X, "toarray") else np.asarray(s.X, dtype=float)
+        sigma, M = learner.kernel.sigma, learner.degree
+        mu = taylor_mu(Xd, sigma=sigma, M=M, K=s.K)
+        rows.append(_row(q, regret, theorem3_bound(lam, comp.norm2, B, logdet, mu, T),
+                         f"{_JGR19}, Theorem 3", note="mu = ||(I - P) C_n^(1/2)||^2 measured",
+                         inputs={**base, "log_det": logdet, "mu": mu, "n": T}))
+        R = float(np.max(np.linalg.norm(Xd, axis=1)))
+        src4 = f"{_JGR19}, Theorem 4"
+        if R == 0.0 or not theorem4_condition(M, T, lam, R, sigma):
+            need = theorem4_M(T, lam, R, sigma) if R > 0 else 0
+            rows.append(_na(q, regret, src4,
+                            f"Theorem 4 needs M >= 8 R^2/sigma^2 and M >= 2 log(n/(lam ^ 1)), "
+                            f"i.e. M >= {need} for n = {T}, R = {R:.4g}; the run has M = {M}"))
+        else:
+            rows.append(_row(q, regret, theorem4_bound(lam, comp.norm2, B, logdet), src4,
+                             note=f"the 3/2 of the statement (the proof gives "
+                                  f"{THEOREM4_PROOF_CONSTANT:.4g})",
+                             inputs={**base, "log_det": logdet, "M": M, "R": R}))
+            anytime = ("Theorem 4", 1.5)
+    else:   # Nystrom / KORS: the dictionaries of the run (a point joins before its forecast)
+        rounds = np.asarray(learner.dictionary_rounds, dtype=int)
+        dicts = [np.sort(rounds[rounds <= t + 1] - 1) for t in range(T)]
+        work = float(T) ** 2 * float(len(dicts[-1])) ** 2 / 2.0
+        if work > NYSTROM_MAX_WORK:
+            why = (f"the nested Theorem 9 terms cost O(T^2 |I_n|^2) = {work:.2g} flops here "
+                   f"(limit {NYSTROM_MAX_WORK:.0e}); pass a shorter prefix")
+            for name in srcs:
+                rows.append(_na(q, regret, f"{_JGR19}, {name}", why))
+            return
+        terms = theorem9_terms_nested(s.K, y, lam, dicts)
+        rows.append(_row(q, regret, theorem9_bound(terms, lam, comp.norm2, B),
+                         f"{_JGR19}, Theorem 9",
+                         note="terms of the run's nested dictionaries (the proof's form)",
+                         inputs={**base, "estimation": terms.estimation,
+                                 "changes": terms.n_changes}))
+        mu_hat = terms.mu_residual_max
+        src6 = f"{_JGR19}, Theorem 6"
+        if mu_hat > lam:
+            rows.append(_na(q, regret, src6, f"Theorem 6 needs mu <= lam; the run's "
+                                             f"max_t ||(I - P_t) C_t^(1/2)||^2 = {mu_hat:.4g}"))
+        else:
+            deff = effective_dimension(lam=lam, eigenvalues=ev)
+            rows.append(_row(q, regret,
+                             theorem6_bound(lam, comp.norm2, B, deff, T, s.kappa_max,
+                                            len(dicts[-1]), mu_hat), src6,
+                             note="mu = the run's max_t ||(I - P_t) C_t^(1/2)||^2 (the event of "
+                                  "Proposition 5 then holds)",
+                             inputs={**base, "d_eff": deff, "kappa2": s.kappa_max,
+                                     "dict_size": len(dicts[-1]), "mu": mu_hat}))
+    if anytime is not None:
+        # log det(I + K_t / lam) = sum_{s <= t} log(1 + u_s) (Lemma 10), so the bound on the
+        # prefix t, for the fixed f*, is lam ||f*||^2 + c B^2 sum_{s <= t} log(1 + u_s)
+        name, const = anytime
+        u = online_leverage(s.K, lam).u
+        reg = np.cumsum((y - tr.scores) ** 2) - np.cumsum((y - comp.fitted) ** 2)
+        curves.append(_curve(f"{_JGR19}, {name}", "regret", "regret",
+                             {"regret vs f* (all rounds)": reg},
+                             {f"{name} on prefixes": lam * comp.norm2
+                              + const * B * B * np.cumsum(np.log1p(u))}))
+
+
+def _empirical(learner, tr, rows, covered):
+    note = "" if covered else f"okl bounds has no theory for {type(learner).__name__}"
+    if tr.is_classification:
+        rows.append(_row("mistakes", tr.n_mistakes))
+    rows.append(_row("cumulative loss", float(tr.losses.sum())))
+    rows.append(_row("final budget", tr.final_budget))
+    rows.append(_row("max budget", int(tr.budget.max())))
+    rows[-1]["note"] = note
+
+
+def _handlers():
+    from okl.learners.ahpatron import AVP, Ahpatron
+    from okl.learners.awv import PKAWV, KernelAWV
+    from okl.learners.budget import Forgetron
+    from okl.learners.norma import NORMA
+    from okl.learners.perceptron import Perceptron
+    from okl.learners.pomdr import POMD, POMDR
+
+    return ((Perceptron, _perceptron), (AVP, _avp), (Ahpatron, _ahpatron),
+            (Forgetron, _forgetron), (NORMA, _norma), (POMD, _pomdr), (POMDR, _pomdr),
+            (KernelAWV, _awv), (PKAWV, _awv))
+
+
+# -- the entry points ------------------------------------------------------------------------
+
+def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS) -> BoundsReport:
+    """Run ``learner`` on ``(X, y)`` and put each applicable bound beside its measured quantity.
+
+    Parameters
+    ----------
+    learner : okl learner
+        A fresh learner (no round learned yet): the bounds are for a run from ``f_1 = 0``.
+    X : array_like or CSR, shape (T, d)
+    y : array_like, shape (T,)
+        Labels in {-1, +1} for classifiers, real outputs for regressors.
+    U : float or sequence of floats, optional
+        Comparator radii for the bounds that hold for every ``f`` (Perceptron, NORMA) or
+        every ``f`` in the learner's ball (AVP, Ahpatron, Forgetron: radii above the ball's
+        radius are dropped and the radius itself is added); each row reports the smallest
+        bound over them.  Default :data:`DEFAULT_RADII`.  Each radius costs one
+        :func:`theory.best_hinge_in_ball`.  POMD/POMDR's regret is always against the
+        learner's ball ``||f|| <= U``, the comparator of Theorem 2.
+    max_rounds : int, default 3000
+        Longest stream accepted (the comparators and the spectrum are O(T^3)).
+
+    Returns
+    -------
+    BoundsReport
+
+    Raises
+    ------
+    ValueError
+        If ``T > max_rounds``, the learner has already learned, ``U`` is not positive and
+        finite, or the stream is invalid for the learner (its own message).
+    """
+    from okl._validation import check_int
+
+    start = time.perf_counter()
+    max_rounds = check_int(max_rounds, "max_rounds", low=1)
+    radii = _radii(U)
+    T = X.shape[0] if hasattr(X, "shape") and len(X.shape) == 2 else len(X)
+    if T > max_rounds:
+        raise ValueError(f"the stream has T = {T} rounds, more than max_rounds = {max_rounds}: "
+                         f"the comparators and the Gram spectrum cost O(T^3); pass a prefix "
+                         f"(X[:{max_rounds}], y[:{max_rounds}]) or raise max_rounds")
+    if getattr(learner, "n_rounds", 0):
+        raise ValueError(f"pass a fresh learner: {type(learner).__name__} has already learned "
+                         f"{learner.n_rounds} rounds, and the bounds are for a run from f_1 = 0")
+    trace = learner.run(X, y)
+    yv = None if y is None else np.asarray(y, dtype=float)
+    rows, curves = [], []
+    name = type(learner).__name__
+    handler = None
+    for cls, fn in _handlers():
+        if isinstance(learner, cls):
+            handler, name = fn, cls.__name__
+            break
+    stream = _Stream(X, yv, getattr(learner, "kernel", None))
+    if handler is not None:
+        handler(stream, learner, trace, radii, rows, curves)
+    _empirical(learner, trace, rows, handler is not None)
+    info = dict(stream.info)
+    info["T"] = int(trace.n_rounds)
+    if stream._hinge:
+        info["comparators"] = {f"{r:g}": {"loss": c.loss, "lower_bound": c.lower_bound,
+                                          "norm": c.norm} for r, c in stream._hinge.items()}
+    return BoundsReport(learner=repr(learner), name=name, T=int(trace.n_rounds), rows=rows,
+                        curves=curves, trace=trace, stream=info,
+                        seconds=time.perf_counter() - start)
+
+
+def _fmt(v, digits=5):
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "NO"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.{digits}g}"
+    return str(v)
+
+
+def format_report(report: BoundsReport) -> str:
+    """A readable terminal table of ``report`` (one line per row, notes below)."""
+    head = ["quantity", "measured", "bound", "ratio", "holds", "source"]
+    cells = [[r["quantity"], _fmt(r["measured"]), _fmt(r["bound"]), _fmt(r["ratio"], 3),
+              _fmt(r["holds"]), r["source"]] for r in report.rows]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
+    lines = [f"{report.learner}",
+             f"{report.T} rounds" + (f" of {report.data}" if report.data else "")
+             + "".join(f", {k} = {_fmt(v)}" for k, v in report.stream.items()
+                       if k in ("kappa_max", "A_T")),
+             "",
+             "  ".join(h.ljust(w) for h, w in zip(head, widths)),
+             "  ".join("-" * w for w in widths)]
+    notes = []
+    for i, (r, c) in enumerate(zip(report.rows, cells)):
+        mark = ""
+        if r["note"]:
+            notes.append(f"[{len(notes) + 1}] {r['note']}")
+            mark = f" [{len(notes)}]"
+        lines.append("  ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip() + mark)
+    verdict = {True: "every bound holds", False: "SOME BOUND FAILS",
+               None: "no bound applies"}[report.all_hold]
+    lines += ["", f"{len(report.checked)} bound(s) checked: {verdict} "
+                  f"({report.seconds:.2f} s)"]
+    if notes:
+        lines += [""] + notes
+    return "\n".join(lines)
+
+
+def plot_report(report: BoundsReport, out_stem) -> list:
+    """Save the measured-against-bound curves of ``report`` as ``out_stem.png`` / ``.svg``.
+
+    One panel per curve of ``report.curves`` (budget against the ALD bound, mistakes or
+    regret against their bounds; dashed lines are bounds); a report without curves gets
+    its budget and, for classifiers, its cumulative mistakes.  Returns the two paths.
+    """
+    from okl import plotting
+
+    plt = plotting._pyplot()
+    panels = list(report.curves)
+    if not panels:
+        panels.append(_curve("budget", "budget", "support vectors |S_t|",
+                             {"|S_t|": report.trace.budget}, {}))
+        if report.trace.is_classification:
+            panels.append(_curve("mistakes (no bound implemented)", "mistakes",
+                                 "cumulative mistakes",
+                                 {"mistakes": report.trace.cumulative_mistakes}, {}))
+    n = len(panels)
+    cols = min(n, 3)
+    rows_n = -(-n // cols)
+    fig, axes = plt.subplots(rows_n, cols, figsize=(5.5 * cols, 4.2 * rows_n), squeeze=False)
+    for ax, c in zip(axes.ravel(), panels):
+        title = c["title"] + ("" if c["anytime"] else " (shape only)")
+        if c["kind"] == "budget":
+            plotting.plot_budget({report.name: report.trace}, bounds=c["bounds"], title=title,
+                                 ax=ax)
+        else:
+            plotting.plot_against_bounds(c["measured"], c["bounds"], ylabel=c["ylabel"],
+                                         title=title, ax=ax)
+        ax.title.set_fontsize(8)
+        if ax.get_legend() is not None:
+            ax.legend(fontsize=7)
+    for ax in axes.ravel()[n:]:
+        ax.set_visible(False)
+    fig.suptitle(f"{report.learner} ({report.T} rounds)", fontsize=9)
+    return plotting.save_figure(fig, out_stem)
+
+
+def command(args) -> int:
+    """``okl bounds``: the CLI entry point (an argparse namespace, like ``okl run``'s).
+
+    Uses ``args.learner``, ``args.param`` (``["k=v", ...]``), ``args.kernel``,
+    ``args.sigma``, ``args.degree``, the data arguments (``data``, ``download``,
+    ``rounds``, ``features``, ``seed``), ``args.plot`` (figure stem or None) and
+    ``args.json`` (path or None); optionally ``args.U`` (comma-separated radii),
+    ``args.max_rounds`` and ``args.prefix`` (keep the first ``prefix`` rounds).
+    Prints :func:`format_report`; returns 0.
+    """
+    from okl.cli import _assignments, _stream
+    from okl.experiments.sweep import learner_class, make_kernel
+
+    cls = learner_class(args.learner)
+    params = _assignments(args.param, lists=False)
+    if "kernel" in cls._param_names:
+        kparams = {"gaussian": {"sigma": args.sigma}, "laplacian": {"sigma": args.sigma},
+                   "polynomial": {"degree": args.degree}, "linear": {}}[args.kernel]
+        params["kernel"] = make_kernel(args.kernel, **kparams)
+    if "seed" in cls._param_names:
+        params.setdefault("seed", args.seed)
+    unknown = sorted(set(params) - set(cls._param_names))
+    if unknown:
+        raise ValueError(f"{cls.__name__} takes no parameter(s) {unknown}; its parameters: "
+                         f"{list(cls._param_names)}")
+    learner = cls(**params)
+    X, y, source = _stream(args)
+    prefix = getattr(args, "prefix", None)
+    if prefix is not None:
+        prefix = int(prefix)
+        if prefix < 1:
+            raise ValueError(f"--prefix must be >= 1, got {prefix}")
+        X, y = X[:prefix], (None if y is None else np.asarray(y)[:prefix])
+        source += f" (first {X.shape[0]} rounds)"
+    U = getattr(args, "U", None)
+    if isinstance(U, str):
+        try:
+            U = [float(v) for v in U.split(",")]
+        except ValueError:
+            raise ValueError(f"--U takes comma-separated radii, got {U!r}") from None
+    report = bounds_report(learner, X, y, U=U,
+                           max_rounds=getattr(args, "max_rounds", None) or MAX_ROUNDS)
+    report.data = source
+    print(format_report(report))
+    if getattr(args, "json", None):
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        with open(args.json, "w") as fh:
+            json.dump(report.to_dict(), fh, indent=2)
+        print(f"wrote {args.json}")
+    if getattr(args, "plot", None):
+        for path in plot_report(report, args.plot):
+            print(f"wrote {path}")
+    return 0
