@@ -286,7 +286,7 @@ def test_cholesky_dictionary_is_more_accurate_than_the_inverse():
     """Near-duplicate 1-d points, a wide kernel and zeta = 1 make K_S ill-conditioned: the
     Cholesky residuals stay at the high-precision (mpmath, 50 digits) values while the
     explicit inverse drifts; both take the same decisions on a benign stream (above)."""
-    mpmath = pytest.importorskip("mpmath")
+    import mpmath  # test extras
     mpmath.mp.dps = 50
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, size=(400, 1))

@@ -80,7 +80,7 @@ def test_joblib_processes_give_the_same_rows():
 
 
 def test_dask_local_cluster_gives_the_same_rows():
-    distributed = pytest.importorskip("distributed")  # installed by the test extras
+    import distributed  # installed by the test extras
     X, y = xor_stream(200, 3, seed=5)
     local = sw.sweep(GRID, X, y, permutations=2, seed=2)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
