@@ -28,6 +28,31 @@ def register(name: str):
     return wrap
 
 
+def table_setup(out_dir, quick, datasets, n_permutations, n_rounds, *, known,
+                quick_datasets, permutations, quick_permutations, quick_rounds):
+    """The arguments of a paper-table reproduction, checked and defaulted.
+
+    Returns ``(out_dir, datasets, n_permutations, n_rounds)``: the output directory
+    (created), the datasets (``quick_datasets`` or all of ``known`` when ``None``;
+    unknown names raise ``ValueError``), the permutation count and the stream length
+    (``quick_rounds`` in quick mode unless given; ``None`` is the whole dataset).
+    """
+    from pathlib import Path
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if datasets is None:
+        datasets = quick_datasets if quick else tuple(known)
+    unknown = [d for d in datasets if d not in known]
+    if unknown:
+        raise ValueError(f"unknown datasets {unknown}; known: {list(known)}")
+    if n_permutations is None:
+        n_permutations = quick_permutations if quick else permutations
+    if n_rounds is None and quick:
+        n_rounds = quick_rounds
+    return out_dir, tuple(datasets), int(n_permutations), n_rounds
+
+
 def available() -> dict:
     for module in _MODULES:
         import_module(module)

@@ -75,7 +75,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from okl.datasets import load_libsvm
-from okl.experiments import register
+from okl.experiments import register, table_setup
 from okl.kernels import Gaussian
 from okl.learners import AVP, BOGD, BOGDPP, RBP, Ahpatron, Forgetron, Projectron, ProjectronPP
 from okl.learners.features import FOGD, NOGD
@@ -537,18 +537,10 @@ _CSV_FIELDS = ("table", "dataset", "source", "n_rounds", "n_features", "sigma", 
 
 
 def _setup(out_dir, quick, datasets, n_permutations, n_rounds):
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    if datasets is None:
-        datasets = QUICK_DATASETS if quick else tuple(PAPER_DATASETS)
-    unknown = [d for d in datasets if d not in PAPER_DATASETS]
-    if unknown:
-        raise ValueError(f"unknown datasets {unknown}; known: {list(PAPER_DATASETS)}")
-    if n_permutations is None:
-        n_permutations = QUICK_PERMUTATIONS if quick else N_PERMUTATIONS
-    if n_rounds is None and quick:
-        n_rounds = QUICK_ROUNDS
-    return out_dir, tuple(datasets), int(n_permutations), n_rounds
+    return table_setup(out_dir, quick, datasets, n_permutations, n_rounds,
+                       known=PAPER_DATASETS, quick_datasets=QUICK_DATASETS,
+                       permutations=N_PERMUTATIONS, quick_permutations=QUICK_PERMUTATIONS,
+                       quick_rounds=QUICK_ROUNDS)
 
 
 def _prepare(name, seed, n_permutations, n_rounds):

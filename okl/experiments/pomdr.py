@@ -65,7 +65,7 @@ import scipy.sparse as sp
 import theory
 from okl.experiments import ahpatron as _ahp
 from okl.datasets import fetch
-from okl.experiments import register
+from okl.experiments import register, table_setup
 from okl.kernels import Gaussian
 from okl.learners.features import FOGD, NOGD
 from okl.learners.pomdr import POMDR
@@ -319,18 +319,10 @@ _T3_FIELDS = ("dataset", "source", "n_rounds", "sigma", "zeta", "status", "c", "
 
 
 def _setup(out_dir, quick, datasets, n_permutations, n_rounds):
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    if datasets is None:
-        datasets = QUICK_DATASETS if quick else tuple(PAPER_DATASETS)
-    unknown = [d for d in datasets if d not in PAPER_DATASETS]
-    if unknown:
-        raise ValueError(f"unknown datasets {unknown}; known: {list(PAPER_DATASETS)}")
-    if n_permutations is None:
-        n_permutations = QUICK_PERMUTATIONS if quick else N_PERMUTATIONS
-    if n_rounds is None and quick:
-        n_rounds = QUICK_ROUNDS
-    return out_dir, tuple(datasets), int(n_permutations), n_rounds
+    return table_setup(out_dir, quick, datasets, n_permutations, n_rounds,
+                       known=PAPER_DATASETS, quick_datasets=QUICK_DATASETS,
+                       permutations=N_PERMUTATIONS, quick_permutations=QUICK_PERMUTATIONS,
+                       quick_rounds=QUICK_ROUNDS)
 
 
 def _prepare(name, seed, n_permutations, n_rounds):
