@@ -342,7 +342,7 @@ def test_unknown_names():
 
 def test_registry_has_the_papers_sets():
     names = {"a9a", "a9a.t", "w8a", "w8a.t", "ijcnn1", "ijcnn1.t", "cod-rna", "cod-rna.t",
-             "phishing", "mushrooms", "SUSY", "magic04"}
+             "phishing", "mushrooms", "SUSY", "magic04", "usps", "usps.t"}
     assert names <= set(DATASETS)
     libsvm = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
     assert DATASETS["ijcnn1"].sources[0].url == libsvm + "ijcnn1.bz2"
@@ -353,3 +353,60 @@ def test_registry_has_the_papers_sets():
         for source in spec.sources:
             assert source.url.startswith("https://")
             assert source.sha256 is None or len(source.sha256) == 64
+
+
+# -- USPS (multiclass: the labels are kept) -------------------------------------------
+
+def usps_bytes(X, labels):
+    """A USPS-format LIBSVM file (labels 1..10, 256 features, zeros left out), bz2-packed."""
+    lines = [f"{lab} " + " ".join(f"{j + 1}:{float(x[j])!r}" for j in np.flatnonzero(x))
+             for x, lab in zip(X, labels)]
+    return bz2.compress(("\n".join(lines) + "\n").encode())
+
+
+def test_usps_is_downloaded_with_its_multiclass_labels_kept(server, tmp_path):
+    spec = DATASETS["usps"]
+    mc = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/"
+    assert [s.url for s in spec.sources] == [mc + "usps.bz2"]
+    assert [s.url for s in DATASETS["usps.t"].sources] == [mc + "usps.t.bz2"]
+    assert spec.sources[0].sha256 is None                # trust on first use
+    assert (spec.n_features, spec.n_rows, DATASETS["usps.t"].n_rows) == (256, 7291, 2007)
+    rng = np.random.default_rng(5)
+    X = np.round(rng.uniform(-1, 1, (4, 256)), 4)
+    X[:, ::3] = 0.0
+    X[2, 255] = -1.0                                     # the last pixel is there
+    labels = [10, 1, 7, 3]
+    data = usps_bytes(X, labels)
+    server.files["/mc/usps.bz2"] = data
+    assert not available("usps", data_home=tmp_path)
+    with pytest.warns(UserWarning, match="4 rows, but dataset 'usps' is published with 7291"):
+        Xs, y = load("usps", download=True, data_home=tmp_path, mirror=server.base + "/mc")
+    assert server.requests == ["/mc/usps.bz2"]
+    assert Xs.shape == (4, 256)
+    np.testing.assert_array_equal(Xs.toarray(), X)
+    np.testing.assert_array_equal(y, [10, 1, 7, 3])      # not mapped to -1 / +1
+    assert files_in(tmp_path) == ["usps.bz2", "usps.bz2.sha256"]
+    assert (tmp_path / "usps.bz2.sha256").read_text() == f"{sha(data)}  usps.bz2\n"
+    assert available("usps", data_home=tmp_path) and not available("usps.t", tmp_path)
+    # the test part is a different file; neither name shadows the other
+    server.files["/mc/usps.t.bz2"] = usps_bytes(X[:2], labels[:2])
+    with pytest.warns(UserWarning, match="2 rows, but dataset 'usps.t' is published with 2007"):
+        Xt, yt = load("usps.t", download=True, data_home=tmp_path,
+                      mirror=server.base + "/mc")
+    np.testing.assert_array_equal(Xt.toarray(), X[:2])
+    np.testing.assert_array_equal(yt, [10, 1])
+    assert find("usps", tmp_path)[0].name == "usps.bz2"
+    assert find("usps.t", tmp_path)[0].name == "usps.t.bz2"
+    # a cache hit; the recorded checksum is then checked
+    with pytest.warns(UserWarning):
+        load("usps", data_home=tmp_path)
+    assert server.count("/mc/usps.bz2") == 1
+    (tmp_path / "usps.bz2").write_bytes(usps_bytes(X[:3], labels[:3]))
+    with pytest.raises(ChecksumError, match="usps.bz2.sha256 at its first download"):
+        load("usps", data_home=tmp_path)
+
+
+def test_usps_a_wider_file_is_rejected(tmp_path):
+    (tmp_path / "usps").write_bytes(b"3 1:0.5 257:-1\n")
+    with pytest.raises(ValueError, match="257"):
+        load("usps", data_home=tmp_path)

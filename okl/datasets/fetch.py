@@ -1,7 +1,8 @@
 """The benchmark datasets of the papers: where they live, cached download, loading.
 
-``load(name)`` returns ``(X, y)`` of a dataset of ``DATASETS`` (labels in {-1, +1}),
-read from the *data directory*:
+``load(name)`` returns ``(X, y)`` of a dataset of ``DATASETS`` (labels in {-1, +1},
+except the multiclass ``usps`` / ``usps.t``, whose labels 1..10 are kept), read from
+the *data directory*:
 
 * ``data_home=`` if given, else the environment variable ``OKL_DATA``, else
   ``$XDG_CACHE_HOME/okl``, else ``~/.cache/okl``.
@@ -122,6 +123,8 @@ class RemoteDataset:
 
 _LIBSVM = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
 _LIBSVM_PAGE = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary.html"
+_LIBSVM_MC = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/"
+_LIBSVM_MC_PAGE = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass.html"
 
 
 def _libsvm(name, files, n_features, n_rows, note=""):
@@ -148,6 +151,15 @@ DATASETS = {d.name: d for d in [
     # The LIBSVM page has offered it as SUSY.xz (and formerly SUSY.bz2): both tried.
     _libsvm("SUSY", ["SUSY.xz", "SUSY.bz2"], 18, 5_000_000,
             "5,000,000 rows; load(..., n_rows=N) reads the first N"),
+    # USPS handwritten digits (16 x 16 pixels, features in [-1, 1], row-major), the
+    # multiclass collection: labels 1..10 are the digits 0..9 plus one, kept as they
+    # are (labels="keep").  Used by NORMA's Fig. 3 (novelty detection).
+    RemoteDataset(name="usps", sources=(Source(_LIBSVM_MC + "usps.bz2"),), n_features=256,
+                  n_rows=7_291, labels="keep", page=f"{_LIBSVM_MC_PAGE}#usps",
+                  note="USPS digits, training part; labels 1..10 = digit + 1 (kept)"),
+    RemoteDataset(name="usps.t", sources=(Source(_LIBSVM_MC + "usps.t.bz2"),),
+                  n_features=256, n_rows=2_007, labels="keep", page=f"{_LIBSVM_MC_PAGE}#usps",
+                  note="USPS digits, test part; labels 1..10 = digit + 1 (kept)"),
     RemoteDataset(
         name="magic04", format="csv", n_features=10, n_rows=19_020, header=False,
         labels={"g": 1, "h": -1},
@@ -430,14 +442,15 @@ def fetch_file(name, *, data_home=None, download: bool = True, force: bool = Fal
 
 def load(name, *, download: bool = False, data_home=None, n_rows: int | None = None,
          mirror: str | None = None, progress: bool | None = None, verify: bool = True):
-    """``(X, y)`` of a benchmark dataset, labels in {-1, +1}.
+    """``(X, y)`` of a benchmark dataset, labels in {-1, +1} (``usps``: 1..10).
 
     Parameters
     ----------
     name : str or RemoteDataset
         A key of ``DATASETS``: ``a9a``, ``a9a.t``, ``w8a``, ``w8a.t``, ``ijcnn1``,
         ``ijcnn1.t``, ``cod-rna``, ``cod-rna.t``, ``phishing``, ``mushrooms``,
-        ``SUSY``, ``magic04`` (case-insensitive), or a ``RemoteDataset``.
+        ``SUSY``, ``magic04``, ``usps``, ``usps.t`` (case-insensitive), or a
+        ``RemoteDataset``.
     download : bool
         Download the file when it is not in the data directory (default: no, raise
         ``DatasetNotFoundError`` naming the directory, ``OKL_DATA`` and the URL).
@@ -451,7 +464,8 @@ def load(name, *, download: bool = False, data_home=None, n_rows: int | None = N
     Returns
     -------
     X : CSR matrix (LIBSVM files; ``n_features`` columns) or ndarray (CSV files)
-    y : ndarray of -1.0 / +1.0
+    y : ndarray of -1.0 / +1.0; for a dataset whose ``labels`` is ``"keep"``
+        (``usps``, ``usps.t``: 1.0 .. 10.0, the digit plus one) the file's labels
     """
     spec = _spec(name)
     path, source = fetch_file(spec, data_home=data_home, download=download, mirror=mirror,
