@@ -9,22 +9,17 @@ stream driver and the trace included), with the experiments' settings ``U = 25``
 grows ``S`` to ``B`` and halves it (``track_halvings`` records how often), so both phases
 are timed.  One run takes a few ms here.
 """
-import okl
 from okl.learners.pomdr import POMDR
 
-from .common import classification_stream, gaussian_for
+from .common import WholeStreamTiming, classification_stream, gaussian_for
 
 N_ROUNDS = 4000
 SETTINGS = dict(U=25.0, M=15, zeta=0.5, c=0.1, ald_scale=10.0, B0=40)
 
 
-class POMDRRun:
+class POMDRRun(WholeStreamTiming):
     params = [[100, 200]]
     param_names = ["B"]
-    timeout = 60.0
-    number = 1
-    repeat = (1, 10, 10.0)
-    warmup_time = 0.0
 
     def setup(self, B):
         self.X, self.y = classification_stream(N_ROUNDS, 10, False)

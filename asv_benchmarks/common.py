@@ -77,3 +77,12 @@ def make_kernel(name, d):
     if name == "laplacian":
         return okl.Laplacian(sigma=float(np.sqrt(d)))
     raise ValueError(name)
+
+
+class WholeStreamTiming:
+    """asv settings for benchmarks whose one call learns a whole stream (a few ms to
+    ~0.2 s): time single calls, a few samples each, no warm-up."""
+    timeout = 60.0
+    number = 1
+    repeat = (1, 10, 10.0)
+    warmup_time = 0.0

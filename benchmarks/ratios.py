@@ -30,50 +30,21 @@ down on a busy 2-core machine; ``--blas-threads 0`` leaves the environment alone
 """
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 import time
 
-_BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-# okl and a numpy reference that disagree are a correctness failure (exit 1), not a timing
-DISAGREEMENTS: list = []
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        description="Print okl's speed ratios against same-process references.")
-    p.add_argument("--quick", action="store_true",
-                   help="small sizes (finishes in well under 30 s)")
-    p.add_argument("--repeat", type=int, default=None,
-                   help="at least k calls per timing, best taken (default 5, or 3 with "
-                        "--quick); short calls are repeated for up to 1 s (0.2 s with --quick)")
-    p.add_argument("--blas-threads", type=int, default=1,
-                   help="set OPENBLAS/OMP/MKL_NUM_THREADS before numpy loads "
-                        "(default 1; 0 leaves the environment unchanged)")
-    return p
-
-
-if __name__ == "__main__":
-    # BLAS reads its thread count when numpy/scipy are first imported, so the
-    # arguments are parsed before those imports.
-    ARGS = build_parser().parse_args()
-    if ARGS.blas_threads > 0:
-        for _var in _BLAS_VARS:
-            os.environ[_var] = str(ARGS.blas_threads)
+import _setup  # noqa: F401  (first: reads --blas-threads, pins BLAS before numpy loads)
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
-try:
-    import okl  # noqa: E402
-except ImportError:  # running from a checkout with an in-place build
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    import okl  # noqa: E402
+import okl  # noqa: E402
 from okl._core import stream_kernel_rows  # noqa: E402
 
 SEED = 12345
+
+# okl and a numpy reference that disagree are a correctness failure (exit 1), not a timing
+DISAGREEMENTS: list = []
 OVERHEAD_AIM = 1.5   # Perceptron.run / stream_kernel_rows at most this
 SPEEDUP_AIM = 10.0   # numpy loop / okl at least this
 
@@ -330,16 +301,16 @@ def numpy_table(cases, k, min_time, setting):
     return results
 
 
+def build_parser():
+    return _setup.parser("Print okl's speed ratios against same-process references.")
+
+
 def main(args) -> int:
     k = args.repeat or (3 if args.quick else 5)
     min_time = 0.2 if args.quick else 1.0  # per timed function, for short ones
     T = 4000 if args.quick else 20000
     T_np = 2000 if args.quick else 5000
-    threads = {v: os.environ.get(v, "unset") for v in _BLAS_VARS}
-    print(f"okl {okl.__version__}, numpy {np.__version__}, python {sys.version.split()[0]}; "
-          f"{'quick' if args.quick else 'full'} mode, best of >= {k} interleaved calls "
-          f"(more for short ones, up to {min_time:g} s each)")
-    print("BLAS threads: " + ", ".join(f"{v}={threads[v]}" for v in _BLAS_VARS))
+    _setup.header(args, k, min_time)
     print()
     start = time.perf_counter()
 
@@ -360,13 +331,8 @@ def main(args) -> int:
     ok2 = speedup_table(Xn, yn, gaussian_for(Xn, 0.25), k, min_time, eta=0.5, lam=1e-3,
                         T_ogd=T_np // 4)
 
-    ok = ok1 + ok2
-    print(f"{sum(ok)}/{len(ok)} aims met; total {time.perf_counter() - start:.1f} s")
-    if DISAGREEMENTS:
-        print(f"FAILED: okl and its numpy reference disagree for {', '.join(DISAGREEMENTS)}")
-        return 1
-    return 0
+    return _setup.finish(ok1 + ok2, start, DISAGREEMENTS)
 
 
 if __name__ == "__main__":
-    sys.exit(main(ARGS))
+    sys.exit(main(build_parser().parse_args()))

@@ -68,48 +68,16 @@ BLAS is pinned to one thread by default (as in asv.conf.json and ``ratios.py``);
 """
 from __future__ import annotations
 
-import argparse
 import math
-import os
 import sys
 import time
 
-_BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        description="Print the speed ratios of okl's budgeted learners against "
-                    "same-process references.")
-    p.add_argument("--quick", action="store_true",
-                   help="small sizes (finishes in well under 30 s)")
-    p.add_argument("--repeat", type=int, default=None,
-                   help="at least k calls per timing, best taken (default 5, or 3 with "
-                        "--quick); short calls are repeated for up to 1 s (0.2 s with --quick)")
-    p.add_argument("--blas-threads", type=int, default=1,
-                   help="set OPENBLAS/OMP/MKL_NUM_THREADS before numpy loads "
-                        "(default 1; 0 leaves the environment unchanged)")
-    return p
-
-
-if __name__ == "__main__":
-    # BLAS reads its thread count when numpy/scipy are first imported, so the
-    # arguments are parsed before those imports.
-    ARGS = build_parser().parse_args()
-    if ARGS.blas_threads > 0:
-        for _var in _BLAS_VARS:
-            os.environ[_var] = str(ARGS.blas_threads)
+import _setup  # noqa: F401  (first: reads --blas-threads, pins BLAS before numpy loads)
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # ratios.py, next to this file
-try:
-    import okl  # noqa: E402
-except ImportError:  # running from a checkout with an in-place build
-    sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    import okl  # noqa: E402
+import okl  # noqa: E402
 from okl._core import stream_kernel_rows  # noqa: E402
 from ratios import (DISAGREEMENTS, SEED, best_of, fmt_s, gaussian_for,  # noqa: E402
                     numpy_table, onehot_stream, row, verdict)
@@ -364,15 +332,16 @@ def overhead_table(cases, k, min_time):
     return results
 
 
+def build_parser():
+    return _setup.parser("Print the speed ratios of okl's budgeted learners against "
+                         "same-process references.")
+
+
 def main(args) -> int:
     k = args.repeat or (3 if args.quick else 5)
     min_time = 0.2 if args.quick else 1.0  # per timed function, for short ones
     T = 10_000 if args.quick else 30_000
-    threads = {v: os.environ.get(v, "unset") for v in _BLAS_VARS}
-    print(f"okl {okl.__version__}, numpy {np.__version__}, python {sys.version.split()[0]}; "
-          f"{'quick' if args.quick else 'full'} mode, best of >= {k} interleaved calls "
-          f"(more for short ones, up to {min_time:g} s each)")
-    print("BLAS threads: " + ", ".join(f"{v}={threads[v]}" for v in _BLAS_VARS))
+    _setup.header(args, k, min_time)
     start = time.perf_counter()
 
     X, y = onehot_stream(T)
@@ -399,13 +368,8 @@ def main(args) -> int:
              for (name, make), ref in zip(makers.items(), references)]
     ok2 = numpy_table(cases, k, min_time, "same stream, same seed")
 
-    ok = ok1 + ok2
-    print(f"{sum(ok)}/{len(ok)} aims met; total {time.perf_counter() - start:.1f} s")
-    if DISAGREEMENTS:
-        print(f"FAILED: okl and its numpy reference disagree for {', '.join(DISAGREEMENTS)}")
-        return 1
-    return 0
+    return _setup.finish(ok1 + ok2, start, DISAGREEMENTS)
 
 
 if __name__ == "__main__":
-    sys.exit(main(ARGS))
+    sys.exit(main(build_parser().parse_args()))

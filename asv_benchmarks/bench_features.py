@@ -1,0 +1,52 @@
+"""Random-feature and Nystrom online gradient descent (Lu et al., JMLR 2016): FOGD and NOGD.
+
+Each timed call learns one stream of 10^4 rounds from scratch with a fresh learner
+(validation, the stream driver and the trace included).  Stream:
+``common.classification_stream`` dense, d = 10 (fixed seed, nonlinear rule), Gaussian
+kernel with ``sigma = 0.25 * rms row norm`` (as in ``bench_learners``), hinge loss.
+
+* ``FOGD``: ``D`` in {100, 400} random Fourier features (a round costs O(D d));
+* ``NOGD``: budget ``B`` in {100, 400} (a kernel-OGD phase until ``|S| = B``, then the
+  Nystrom features of the first ``B`` vectors, rank ``k = B`` by default).
+
+``track_mistakes`` records the mistakes of the run (seeded, so it only changes when the
+algorithm does).  One run takes 10-130 ms here.
+"""
+import okl
+
+from .common import SEED, WholeStreamTiming, classification_stream, gaussian_for
+
+N_ROUNDS = 10**4
+
+
+class _FeatureGrid(WholeStreamTiming):
+    def setup(self, size):
+        self.X, self.y = classification_stream(N_ROUNDS, 10, False)
+        self.kernel = gaussian_for(self.X)
+
+    def learner(self, size):
+        raise NotImplementedError
+
+    def time_run(self, size):
+        self.learner(size).run(self.X, self.y)
+
+    def track_mistakes(self, size):
+        return int(self.learner(size).run(self.X, self.y).mistakes.sum())
+
+    track_mistakes.unit = "mistakes"
+
+
+class FOGD(_FeatureGrid):
+    params = [[100, 400]]
+    param_names = ["D"]
+
+    def learner(self, D):
+        return okl.FOGD(kernel=self.kernel, D=D, eta=0.5, seed=SEED)
+
+
+class NOGD(_FeatureGrid):
+    params = [[100, 400]]
+    param_names = ["B"]
+
+    def learner(self, B):
+        return okl.NOGD(kernel=self.kernel, B=B, eta=0.5, seed=SEED)
