@@ -167,29 +167,30 @@ def _reproduce(args) -> int:
 
 
 def _run(args) -> int:
-    from okl.experiments.sweep import learner_class, make_kernel
+    from okl.experiments.sweep import learner_class, make_kernel, parameter_names
 
     cls = learner_class(args.learner)
     params = _assignments(args.param, lists=False)
-    if "kernel" in cls._param_names:
+    names = parameter_names(cls, params)
+    if "kernel" in names:
         kparams = {"gaussian": {"sigma": args.sigma}, "laplacian": {"sigma": args.sigma},
                    "polynomial": {"degree": args.degree}, "linear": {}}[args.kernel]
         params["kernel"] = make_kernel(args.kernel, **kparams)
-    if "seed" in cls._param_names:
+    if "seed" in names:
         params.setdefault("seed", args.seed)
-    unknown = sorted(set(params) - set(cls._param_names))
+    unknown = sorted(set(params) - set(names))
     if unknown:
         raise ValueError(f"{cls.__name__} takes no parameter(s) {unknown}; its parameters: "
-                         f"{list(cls._param_names)}")
+                         f"{list(names)}")
     learner = cls(**params)
     X, y, source = _stream(args)
-    if not learner.is_classifier:
-        raise ValueError(f"okl run classifies, and {learner!r} is a regressor")
-    trace = learner.run(X, y)
+    trace = learner.run(X, y)      # a regressor learns the labels as real targets
     summary = trace.to_dict()
     summary["data"] = source
+    quality = (("mistake rate", f"{trace.mistake_rate:.4f}") if trace.is_classification
+               else ("average loss", f"{trace.average_loss:.4f}"))
     rows = [("learner", repr(learner)), ("data", source), ("rounds", trace.n_rounds),
-            ("mistake rate", f"{trace.mistake_rate:.4f}"),
+            quality,
             ("support vectors", trace.final_budget), ("seconds", f"{trace.seconds:.3f}"),
             ("rounds / second", f"{trace.n_rounds / max(trace.seconds, 1e-12):,.0f}")]
     width = max(len(k) for k, _ in rows)

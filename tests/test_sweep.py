@@ -172,3 +172,22 @@ def test_cli_reproduce_quick_runs_every_experiment(tmp_path, capsys, monkeypatch
     calls.clear()
     assert main(["reproduce", "b", "--out", str(tmp_path)]) == 0
     assert calls == [("b", str(tmp_path), False, 0)]
+
+
+def test_a_dispatching_learner_takes_its_implementations_parameters(capsys):
+    """PKAWV(basis=...) has one parameter set per basis: M only for taylor, mu only for
+    nystrom; a regressor's run reports its average loss."""
+    configs = sw.configurations({"learner": ["PKAWV"], "basis": ["taylor", "nystrom"],
+                                 "M": [2], "mu": [0.5]})
+    assert [(dict(c.params)["basis"], sorted(dict(c.params))) for c in configs] == [
+        ("taylor", ["M", "basis"]), ("nystrom", ["basis", "mu"])]
+    built = configs[1].build(seed=4)
+    assert isinstance(built, okl.PKAWV) and built.mu == 0.5 and built.seed == 4
+    assert sw.parameter_names(okl.PKAWV, {"basis": "nystrom"}) == type(built)._param_names
+    assert main(["run", "--learner", "PKAWV", "-p", "basis='nystrom'", "--rounds", "300",
+                 "--features", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "average loss" in out and "basis='nystrom'" in out
+    X, y = xor_stream(300, 3, seed=0)
+    direct = okl.PKAWV(basis="nystrom", kernel=okl.Gaussian(1.0), seed=0).run(X, y)
+    assert f"{direct.average_loss:.4f}" in out

@@ -67,6 +67,22 @@ def _is_stream_learner(cls) -> bool:
     return isinstance(cls, type) and issubclass(cls, OnlineLearner) and cls is not OnlineLearner
 
 
+def parameter_names(cls, params=()) -> tuple:
+    """Constructor parameters of learner class ``cls``; for a dispatching class
+    (``PKAWV(basis=...)``) those of the implementation that ``params["basis"]`` selects."""
+    if cls._param_names:
+        return tuple(cls._param_names)
+    chosen = {k: v for k, v in dict(params).items() if k == "basis"}
+    return tuple(type(cls.__new__(cls, **chosen))._param_names)
+
+
+def _all_parameter_names(cls) -> set:
+    names = set(cls._param_names)
+    for sub in cls.__subclasses__():
+        names |= set(sub._param_names)
+    return names
+
+
 def make_kernel(name: str = "gaussian", **params):
     """An okl kernel from its name and parameters (``make_kernel("gaussian", sigma=2)``)."""
     key = str(name).lower()
@@ -90,9 +106,10 @@ class Config:
     def build(self, seed):
         cls = learner_class(self.learner)
         params = dict(self.params)
-        if "kernel" in cls._param_names:
+        names = parameter_names(cls, params)
+        if "kernel" in names:
             params["kernel"] = make_kernel(self.kernel, **dict(self.kernel_params))
-        if "seed" in cls._param_names:
+        if "seed" in names:
             params["seed"] = seed
         return cls(**params)
 
@@ -118,11 +135,12 @@ def configurations(grid) -> list[Config]:
                          and k not in _accepted_anywhere(grid))
         if unknown:
             raise ValueError(f"no learner of the grid takes parameter(s) {unknown}")
-        uses_kernel = "kernel" in cls._param_names
+        names = parameter_names(cls, point)
+        uses_kernel = "kernel" in names
         kparams = tuple(sorted((k, v) for k, v in point.items()
                                if uses_kernel and k in KERNEL_PARAMS[kernel]))
         lparams = tuple(sorted((k, v) for k, v in point.items()
-                               if k in cls._param_names and k not in ("kernel", "seed")))
+                               if k in names and k not in ("kernel", "seed")))
         config = Config(cls.__name__, lparams, kernel if uses_kernel else "", kparams)
         if config not in seen:
             config.build(0)            # constructor validation, before anything runs
@@ -136,7 +154,7 @@ def _accepted_anywhere(grid) -> set:
     names = set()
     for g in grids:
         for name in g.get("learner", []):
-            names.update(learner_class(name)._param_names)
+            names |= _all_parameter_names(learner_class(name))
     return names
 
 
