@@ -273,7 +273,8 @@ def main(argv=None) -> int:
             return bounds_command(args)
         if args.command == "reproduce":
             return _reproduce(args)
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError, ConnectionError) as exc:
+        # bad arguments or data; a dataset that is not in $OKL_DATA; a failed download
         print(f"okl: error: {exc}", file=sys.stderr)
         return 2
     return 1

@@ -191,3 +191,10 @@ def test_a_dispatching_learner_takes_its_implementations_parameters(capsys):
     X, y = xor_stream(300, 3, seed=0)
     direct = okl.PKAWV(basis="nystrom", kernel=okl.Gaussian(1.0), seed=0).run(X, y)
     assert f"{direct.average_loss:.4f}" in out
+
+
+def test_cli_names_a_missing_dataset_without_a_traceback(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OKL_DATA", str(tmp_path))
+    assert main(["run", "--data", "a9a", "--rounds", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("okl: error: dataset 'a9a' is not in") and "OKL_DATA" in err
