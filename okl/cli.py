@@ -130,6 +130,8 @@ def _parser():
     bnd.add_argument("--prefix", type=int, help="keep only the first N rounds of the stream")
     bnd.add_argument("--max-rounds", dest="max_rounds", type=int, default=3000,
                      help="refuse longer streams (the comparators are cubic in T)")
+    bnd.add_argument("--delta", type=float, default=None,
+                     help="confidence of the high-probability budget bounds (default 0.05)")
     bnd.add_argument("--json", help="write the report (rows and curves) to this JSON file")
     bnd.add_argument("--plot", metavar="STEM",
                      help="save measured-against-bound curves as STEM*.png/.svg")

@@ -483,3 +483,204 @@ def test_plot_report_panels(tmp_path):
     paths = plot_report(rep, tmp_path / "a")
     assert [p.suffix for p in paths] == [".png", ".svg"]
     assert all(p.stat().st_size > 0 for p in paths)
+
+
+# -- online kernel selection: LKMBooks, PFMBooks, BATBooks (theory.selection) ----------------
+# Oracle side: each kernel's Gram matrix from scikit-learn, its best hinge function in each
+# ball solved here, the learners' step sizes and rates from the theorems' parameter
+# functions of theory.selection (not from the report or the learner), the counts from an
+# independent run with the same seed.  The regret bounds are in expectation: the rows'
+# `holds` is one draw, and the checks below are on the equality with the theory.
+
+from okl.learners.batbooks import BATBooks  # noqa: E402
+from okl.learners.lkmbooks import LKMBooks  # noqa: E402
+from okl.learners.pfmbooks import PFMBooks  # noqa: E402
+from okl.learners.selection import OMKC  # noqa: E402
+from theory import selection as tsel  # noqa: E402
+from theory.experts import batbooks_theorem9_eta  # noqa: E402
+
+SEL = "Li & Liao, kernel selection"
+KS = [okl.Gaussian(s) for s in (0.75, 1.5, 3.0)]
+KREFS = [ref_gram(k, X0, X0) for k in KS]
+
+
+def _label(i):
+    return f"kernel {i} (sigma = {KS[i].sigma:g})"
+
+
+def _best_sel(i, radii, bound):
+    """min over the radii of (comparator loss + bound): (bound, comparator)."""
+    cands = [(hinge(r, KREFS[i]), r) for r in radii]
+    c, r = min(cands, key=lambda cr: cr[0].loss + bound(cr[0], cr[1]))
+    return bound(c, r), c
+
+
+def test_lkmbooks_theorems_2_and_3():
+    B, C, lm, u, delta = 40, 20, 4.0, 1 / 3, 0.1
+    learner = LKMBooks(KS, B=B, C=C, l_m=lm, seed=0)
+    tr = clone(learner).run(X0, Y0)
+    e = tr.extras
+    assert e["guard_blocked"] == 0 and e["l_m"] <= lm and e["restarts"] == 0
+    rep = bounds_report(learner, X0, Y0, delta=delta)
+    row = check_row(rep, f"{SEL}, Theorem 2", tsel.lkmbooks_theorem2_bound(B, delta),
+                    e["n_sampled"])
+    # slack: 17 sampled rounds against 55.1 (the mean is <= C = 20 here, B = 40)
+    assert row["holds"] and row["inputs"]["mean_bound"] <= C
+    eta, lam = tsel.lkmbooks_theorem3_parameters(T, 3, B, upsilon=u)
+    assert (eta, lam) == pytest.approx((e["eta"], e["lam"]), rel=1e-12)
+    loss = tr.losses.sum()
+    ratios = []
+    for i in range(3):
+        b, c = _best_sel(i, DEFAULT_RADII, lambda c, r: tsel.lkmbooks_regret_bound(
+            T, 3, C, c.norm, lam, eta, upsilon=u, ell_m=lm, form="corrected"))
+        row = check_row(rep, f"{SEL}, Theorem 3 (explicit form), {_label(i)}", b,
+                        loss - c.loss)
+        assert "expectation" in row["note"]
+        ratios.append(row["ratio"])
+    # teeth: the tightest kernel is at about 0.43 of its bound (fails if the bound is halved)
+    assert all(r_ is not None and r_ <= 1 for r_ in ratios) and max(ratios) > 0.3
+    (budget,) = rep.curves
+    assert budget["bounds"]["Theorem 2"] == pytest.approx(tsel.lkmbooks_theorem2_bound(B, delta))
+
+
+def test_lkmbooks_not_applicable():
+    # printed z_t at upsilon = 1/3: the probabilities sum to about 2.2 B, not <= B
+    learner = LKMBooks(KS, B=40, z_form="printed", seed=0)
+    rep = bounds_report(learner, X0, Y0)
+    assert np.sum(tsel.addition_probabilities(T, 40, 1 / 3, "2", "printed")) > 40
+    check_na(rep, f"{SEL}, Theorem 2", "sum_n min(1, C/z_n) <= B")
+    check_na(rep, f"{SEL}, Theorem 3 (explicit form), {_label(0)}", "doubling trick")
+    # the guard refused sampled updates (a tiny budget, C = B): the estimator is biased
+    learner = LKMBooks(KS, B=3, l_m=4.0, seed=0)
+    assert clone(learner).run(X0, Y0).extras["guard_blocked"] > 0
+    rep = bounds_report(learner, X0, Y0)
+    check_na(rep, f"{SEL}, Theorem 3 (explicit form), {_label(2)}", "hard guard")
+    # regression (absolute loss), a non-integer C
+    yr = np.sin(X0[:, 0])
+    rep = bounds_report(LKMBooks(KS, loss="absolute", B=40, l_m=4.0, seed=0), X0, yr)
+    check_na(rep, f"{SEL}, Theorem 3 (explicit form), {_label(1)}", "absolute-loss")
+    check_row(rep, f"{SEL}, Theorem 2", tsel.lkmbooks_theorem2_bound(40, 0.05))
+    rep = bounds_report(LKMBooks(KS, B=40, C=20.5, l_m=4.0, seed=0), X0, Y0)
+    check_na(rep, f"{SEL}, Theorem 3 (explicit form), {_label(0)}", "not an integer")
+
+
+def test_pfmbooks_theorems_4_and_6():
+    B, delta = 40, 0.05
+    learner = PFMBooks(KS, B=B, upsilon=0.0, seed=0)
+    tr = clone(learner).run(X0, Y0)
+    e = tr.extras
+    assert e["guard_triggers"] == 0
+    rep = bounds_report(learner, X0, Y0)
+    # slack: 22 sampled rounds against 32.9 (mean B/2 = 20: fails if the bound is halved)
+    row = check_row(rep, f"{SEL}, Theorem 4", tsel.pfmbooks_theorem4_bound(B, delta),
+                    e["n_sampled"])
+    assert row["holds"] and row["bound"] / 2 < row["measured"]
+    par = tsel.pfmbooks_theorem6_parameters(T, B, D=[1.0, 1.0, 1.0], upsilon=0.0)
+    M = par.M
+    assert np.allclose(par.radii, e["radii"]) and par.eta == pytest.approx(e["eta"])
+    scales = np.array([1.0 + par.radii[j] for i in range(3) for j in range(M)])  # Assumption 5
+    assert np.allclose(scales, e["scales"])
+    expected = float(np.sum(e["expected_criteria"]))
+    for i in range(3):
+        def bound(c, r, i=i):
+            j = int(np.flatnonzero(par.radii == r)[0])
+            return tsel.pfmbooks_regret_bound(T, B, min(c.norm, r), r, par.lam[i, j], par.eta,
+                                              scales, i * M + j, upsilon=0.0, form="printed")
+        b, c = _best_sel(i, tuple(par.radii), bound)
+        row = check_row(rep, f"{SEL}, Theorem 6 (explicit form), {_label(i)}", b,
+                        expected - c.loss)
+        assert row["holds"] and "expectation" in row["note"]
+
+
+def test_pfmbooks_not_applicable():
+    # upsilon = 1/3 with the printed z_t: sum_t P_t = 44.2 > B/2; the guard then refuses
+    learner = PFMBooks(KS, B=40, seed=0)
+    assert clone(learner).run(X0, Y0).extras["guard_triggers"] > 0
+    rep = bounds_report(learner, X0, Y0)
+    check_na(rep, f"{SEL}, Theorem 4", "sum_t P_t <= B/2")
+    check_na(rep, f"{SEL}, Theorem 6 (explicit form), {_label(0)}", "hard guard")
+    # C = 30 < B: Theorem 4's premise holds (sum P_t = 15 <= 20), Theorem 6's P_t do not
+    rep = bounds_report(PFMBooks(KS, B=40, C=30.0, upsilon=0.0, seed=0), X0, Y0)
+    check_row(rep, f"{SEL}, Theorem 4", tsel.pfmbooks_theorem4_bound(40, 0.05))
+    check_na(rep, f"{SEL}, Theorem 6 (explicit form), {_label(1)}", "C = 30")
+    rep = bounds_report(PFMBooks(KS, B=40, upsilon=0.0, g="experiments", seed=0), X0, Y0)
+    check_na(rep, f"{SEL}, Theorem 6 (explicit form), {_label(2)}", "Assumption 5")
+
+
+def test_batbooks_theorems_8_and_10():
+    B, K, delta = 200, 3, 0.05
+    U = math.sqrt(B)
+    ell = 1.0 + U                          # bounds every hinge loss in the ball (D = 1)
+    learner = BATBooks(KS, B=B, upsilon=0.0, ell_max=ell, seed=0)
+    tr = clone(learner).run(X0, Y0)
+    e = tr.extras
+    assert e["n_full"] == 0
+    rho, J = np.asarray(e["rho"]), np.asarray(e["explored"])
+    counts = [int(np.sum((rho >= 1) & (J == i))) for i in range(K)]
+    rep = bounds_report(learner, X0, Y0)
+    row = check_row(rep, f"{SEL}, Theorem 8", tsel.batbooks_theorem8_bound(B, K, delta),
+                    max(counts))
+    assert row["holds"] and row["inputs"]["counts"] == counts
+    cond = tsel.batbooks_condition12(T, B, K, 0.0, form="corrected")
+    assert not cond                                   # 2 T < K B: Theorem 10's second case
+    lam = tsel.batbooks_theorem10_lambda(T, K, B, D=1.0, upsilon=0.0, condition=cond)
+    eta = batbooks_theorem9_eta(K, T)                 # C~ replaced by T (the learner's rule)
+    assert np.allclose(e["lam"], lam) and np.allclose(e["eta"], eta)
+    loss = tr.losses.sum()
+    radii = [r for r in DEFAULT_RADII if r < U] + [U]
+    for i in range(K):
+        b, c = _best_sel(i, radii, lambda c, r: tsel.batbooks_regret_bound(
+            T, K, B, min(c.norm, U), U, lam, eta, T * ell, ell, upsilon=0.0, form="corrected"))
+        row = check_row(rep, f"{SEL}, Theorem 10 (explicit form), {_label(i)}", b,
+                        loss - c.loss)
+        # slack: ratios 0.07-0.12 (the worst-case bandit term T ell_m dominates)
+        assert row["holds"] and row["ratio"] > 0.05
+
+
+def test_batbooks_not_applicable():
+    # ell_max = 1 (the experiments') does not bound the losses in the ball of radius sqrt(B)
+    rep = bounds_report(BATBooks(KS, B=40, seed=0), X0, Y0)
+    check_na(rep, f"{SEL}, Theorem 10 (explicit form), {_label(0)}", "ell_max = 1.0 < 1 + U")
+    # printed z_t at upsilon = 1/3: E|S_i| about 2.1 (B/2)
+    rep = bounds_report(BATBooks(KS, B=40, upsilon=1 / 3, z_form="printed", seed=0), X0, Y0)
+    assert np.sum(tsel.addition_probabilities(T, 40, 1 / 3, "8", "printed", K=3)) > 20
+    check_na(rep, f"{SEL}, Theorem 8", "sum_t (1/K) min(1, KB/z_t) <= B/2")
+    # eta by the doubling trick; full buffers (B = 10: capacity 5, E count = 5)
+    rep = bounds_report(BATBooks(KS, B=200, upsilon=0.0, ell_max=16.0, eta="doubling",
+                                 seed=0), X0, Y0)
+    check_na(rep, f"{SEL}, Theorem 10 (explicit form), {_label(1)}", "varies")
+    learner = BATBooks(KS, B=10, upsilon=0.0, ell_max=10.0, seed=0)
+    e = clone(learner).run(X0, Y0).extras
+    assert e["n_full"] > 0
+    # Theorem 8 counts the draws rho = 1, the refused ones included (the unguarded |S_i|)
+    rho, J = np.asarray(e["rho"]), np.asarray(e["explored"])
+    counts = [int(np.sum(((rho == 1) | (rho == 2)) & (J == i))) for i in range(3)]
+    assert max(counts) > max(e["sizes"])
+    rep = bounds_report(learner, X0, Y0)
+    check_row(rep, f"{SEL}, Theorem 8", tsel.batbooks_theorem8_bound(10, 3, 0.05), max(counts))
+    check_na(rep, f"{SEL}, Theorem 10 (explicit form), {_label(2)}", "hard guard")
+
+
+def test_selection_eta_zero_is_not_applicable():
+    for learner in (LKMBooks(KS, B=40, C=20, l_m=4.0, eta=0.0, seed=0),
+                    PFMBooks(KS, B=40, upsilon=0.0, eta=0.0, seed=0),
+                    BATBooks(KS, B=200, upsilon=0.0, eta=0.0, ell_max=16.0, seed=0)):
+        rep = bounds_report(learner, X0, Y0)
+        (src,) = [r["source"] for r in rep.rows
+                  if "explicit form" in r["source"] and r["source"].endswith(_label(0))]
+        check_na(rep, src, "eta = 0")
+
+
+def test_omkc_gets_the_empirical_rows():
+    learner = OMKC(KS, B=30, seed=0)
+    tr = clone(learner).run(X0, Y0)
+    rep = bounds_report(learner, X0, Y0)
+    assert all(r["source"] == NO_BOUND for r in rep.rows)
+    check_empirical(rep, tr)
+    assert "no theory for OMKC" in format_report(rep)
+
+
+def test_delta_is_validated():
+    for bad in (0.0, 1.0, -0.1, math.nan):
+        with pytest.raises(ValueError, match="delta"):
+            bounds_report(LKMBooks(KS, B=40, seed=0), X0, Y0, delta=bad)

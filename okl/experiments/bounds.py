@@ -46,6 +46,27 @@ What is covered (every bound is a function of ``theory/``; nothing is re-derived
   :math:`R_n(f) - \lambda\|f\|^2`, so one comparator checks every :math:`f`):
   Propositions 1 and 2 (Kernel-AWV), Theorems 3 and 4 (Taylor basis), Theorems 9 and 6
   (Nystrom / KORS, with the dictionaries of the run).
+* ``LKMBooks`` / ``PFMBooks`` / ``BATBooks`` (Li & Liao, *Online kernel selection with
+  computational constraints*, "kernel selection" in the sources), through
+  ``theory.selection``: the budget bounds of Theorems 2, 4 and 8 (the number of rounds with
+  ``rho_t = 1``, i.e. the buffer size without the hard guard, against the Bernstein bound
+  at the report's ``delta``; applicable when the sampling probabilities of the run's
+  ``z_t`` / ``C`` sum to at most ``B`` (Theorem 2) or ``B/2`` (Theorems 4, 8), the premise
+  of the proof), and the explicit regret bounds reconstructed from Theorems 3, 6 and 10
+  (:func:`theory.selection.lkmbooks_regret_bound`, ``pfmbooks_regret_bound``,
+  ``batbooks_regret_bound``), one row per candidate kernel, against that kernel's best
+  hinge function in a ball (:func:`theory.best_hinge_in_ball` on its own Gram matrix; the
+  radius with the smallest comparator loss + bound is reported).  These bound the
+  *expected* regret over the learner's draws: ``holds`` is one draw.  Not applicable (with
+  the reason) when the hard guard refused a sampled update (the gradient estimate is then
+  biased), for the absolute loss (no absolute-loss comparator in ``theory``), or outside
+  the setting of the explicit bound (LKMBooks' doubling ``l_m`` or a non-integer ``C``;
+  PFMBooks' ``g="experiments"`` or ``C != B``; BATBooks' ``ell_max`` below
+  ``1 + U sqrt(D)`` or a varying ``eta_t``).  The premises that depend on the draws (no
+  refusal by the guard, LKMBooks' criteria within ``max{l_m, 1}``) are checked on this
+  run only.  The bounds are for the horizon ``T`` (``z_t`` and the steps depend on it): no
+  anytime curves; the budget curves show the bounds as constant lines.  ``OMKC`` has no
+  bound in ``theory``: it gets the empirical rows.
 * every learner: the empirical rows (mistakes, cumulative loss, final and maximum
   budget) with ``source = "no bound implemented"``.
 
@@ -63,7 +84,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["BoundsReport", "bounds_report", "format_report", "plot_report", "command",
-           "MAX_ROUNDS", "DEFAULT_RADII", "NO_BOUND"]
+           "MAX_ROUNDS", "DEFAULT_RADII", "DEFAULT_DELTA", "NO_BOUND"]
 
 #: Longest stream :func:`bounds_report` accepts by default (the comparators are O(T^3)).
 MAX_ROUNDS = 3000
@@ -71,6 +92,8 @@ MAX_ROUNDS = 3000
 DEFAULT_RADII = (1.0, 2.0, 4.0, 8.0)
 #: Source of the rows that only report a measured quantity.
 NO_BOUND = "no bound implemented"
+#: Confidence level of the high-probability budget bounds (Theorems 2, 4, 8 of seed 004).
+DEFAULT_DELTA = 0.05
 #: Relative slack of ``holds`` (round-off; the counts are integers).
 RTOL = 1e-9
 #: Multiples of ``rho + eta' X^2 / 2`` tried as NORMA's comparator margin ``mu``.
@@ -84,6 +107,7 @@ _LIAO24 = "Liao et al. 2024"
 _LILIAO23 = "Li & Liao 2023"
 _KSW04 = "Kivinen, Smola & Williamson 2004"
 _JGR19 = "Jezequel, Gaillard & Rudi 2019"
+_LLSEL = "Li & Liao, kernel selection"
 
 
 # -- the report --------------------------------------------------------------------------
@@ -824,6 +848,252 @@ def _awv(s, learner, tr, radii, rows, curves):
                               + const * B * B * np.cumsum(np.log1p(u))}))
 
 
+# -- online kernel selection (LKMBooks, PFMBooks, BATBooks) ---------------------------------
+
+def _kernel_streams(s, kernels):
+    """One :class:`_Stream` (Gram matrix, comparators) per candidate kernel."""
+    return [_Stream(s.X, s.y, k) for k in kernels]
+
+
+def _kernel_label(i, k):
+    sigma = getattr(k, "sigma", None)
+    return f"kernel {i}" + ("" if sigma is None else f" (sigma = {sigma:g})")
+
+
+def _z_form(form_name, corrected_name):
+    return "corrected" if form_name == corrected_name else "printed"
+
+
+_EXPECTATION = ("the theorem bounds the regret in expectation over the learner's draws; "
+                "holds is one draw")
+
+
+def _selection_regret_rows(s, learner, measured_loss, bound_fn, radii_for, q, src, reasons,
+                           rows, note):
+    """Per kernel: the best hinge comparator of each radius in ``radii_for(i)`` against the
+    explicit bound ``bound_fn(i, radius, comparator)``; the radius with the smallest bound
+    on the learner's loss (comparator loss + bound) is reported."""
+    kernels = list(getattr(learner, "kernels_", None) or learner.kernels)
+    streams = None if reasons else _kernel_streams(s, kernels)
+    for i, k in enumerate(kernels):
+        qi = f"{q}, {_kernel_label(i, k)}"
+        srci = f"{src}, {_kernel_label(i, k)}"
+        if reasons:
+            rows.append(_na(qi, measured_loss, srci, "; ".join(reasons)))
+            continue
+        cands = []
+        for r in radii_for(i):
+            c = streams[i].hinge(r)
+            b = bound_fn(i, r, c)
+            cands.append((c.loss + b, (r, c, b)))
+        _, (r, c, b) = _best(cands)
+        rows.append(_row(qi, measured_loss - c.loss, b, srci,
+                         note=f"{note}; f = the best hinge function of kernel {i} in the ball "
+                              f"of radius {r:g} (of {[float(v) for v in radii_for(i)]}, the one "
+                              f"with the smallest L_T(f) + bound); {_EXPECTATION}",
+                         inputs={"radius": r, "f_norm": c.norm, "comparator_loss": c.loss,
+                                 "learner_loss": measured_loss}))
+
+
+def _lkmbooks(s, learner, tr, radii, rows, curves, delta):
+    from theory.selection import lkmbooks_regret_bound, lkmbooks_theorem2_bound, sampling_rate
+
+    e = tr.extras
+    T, B, C, u = int(e["T"]), int(e["B"]), float(e["C"]), float(e["upsilon"])
+    form = _z_form(learner.z_form, "theorem2")
+    K = len(learner.kernels)
+
+    # Theorem 2: Bernstein with mean <= B, i.e. sum_{n <= T} min{1, C / z_n} <= B
+    q2, src2 = "sampled rounds #(rho_t = 1) (|S| without the guard)", f"{_LLSEL}, Theorem 2"
+    mean = float(np.sum(np.minimum(1.0, C / sampling_rate(np.arange(1, T + 1), T, u, "2",
+                                                          form))))
+    if mean > B * (1.0 + 1e-12):
+        rows.append(_na(q2, int(e["n_sampled"]), src2,
+                        f"the proof needs sum_n min(1, C/z_n) <= B; with z_form = "
+                        f"{learner.z_form!r}, C = {C:g}, upsilon = {u:.4g} it is {mean:.4g} > "
+                        f"B = {B}"))
+    else:
+        rows.append(_row(q2, int(e["n_sampled"]), lkmbooks_theorem2_bound(B, delta), src2,
+                         note=f"holds with probability >= 1 - delta = {1 - delta:g}; holds is "
+                              f"one draw.  Buffer size with the guard: {int(e['max_size'])}",
+                         inputs={"B": B, "delta": delta, "mean_bound": mean, "C": C,
+                                 "upsilon": u}))
+        curves.append(_curve("LKMBooks: |S_t| and Theorem 2", "budget",
+                             "support vectors |S_t|", {"|S_t|": tr.budget},
+                             {"Theorem 2": lkmbooks_theorem2_bound(B, delta), "B": float(B)},
+                             note="horizon-T bound with probability 1 - delta: constant lines"))
+
+    # Theorem 3 (explicit reconstructed form), per kernel
+    q3 = "regret vs best hinge f"
+    src3 = f"{_LLSEL}, Theorem 3 (explicit form)"
+    reasons = []
+    if learner.loss != "hinge":
+        reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
+                       "hinge loss)")
+    if learner.l_m is None:
+        reasons.append("l_m=None: the doubling trick restarts Hedge; the bound is for a fixed "
+                       "l_m")
+    elif float(e["l_m"]) > float(e["l_m_scale"]) * (1.0 + 1e-12):
+        reasons.append(f"max{{l_m, 1}} = {e['l_m_scale']:g} does not bound the criteria's "
+                       f"spread {e['l_m']:.4g} (criterion (6) outside [-1, 1])")
+    if int(e["guard_blocked"]):
+        reasons.append(f"the hard guard at B refused {e['guard_blocked']} sampled updates: the "
+                       f"gradient estimate is no longer unbiased")
+    if float(e["eta"]) <= 0.0:
+        reasons.append("eta = 0: the bound's ln K / eta is infinite (p_t stays uniform)")
+    if C != round(C):
+        reasons.append(f"C = {C!r} is not an integer (the bound's probabilities "
+                       f"min(1, C/z_n) take an integer C)")
+    ell = float(e["l_m_scale"])
+
+    def bound(i, r, c):
+        return lkmbooks_regret_bound(T, K, int(round(C)), c.norm, float(e["lam"]),
+                                     float(e["eta"]), L=1.0, D=float(learner.D_), upsilon=u,
+                                     criterion_range=1.0, ell_m=ell, form=form)
+
+    loss = float(tr.losses.sum())
+    _selection_regret_rows(s, learner, loss, bound, lambda i: radii, q3, src3, reasons, rows,
+                           f"OGD on the unbiased estimate with C = {C:g} in the role of B, "
+                           f"every round counted as a gradient round (N = T)")
+
+
+def _pfmbooks(s, learner, tr, radii, rows, curves, delta):
+    from theory.selection import addition_probabilities, pfmbooks_regret_bound, \
+        pfmbooks_theorem4_bound
+
+    e = tr.extras
+    T, B, C, u = int(e["T"]), int(e["B"]), float(e["C"]), float(e["upsilon"])
+    P = np.asarray(e["sampling_probabilities"], dtype=float)
+
+    # Theorem 4: Bernstein with mean B/2, i.e. sum_t P_t <= B/2 (oblivious rule)
+    q4, src4 = "sampled rounds #(rho_t = 1) (|S| without the guard)", f"{_LLSEL}, Theorem 4"
+    mean = float(P.sum())
+    if mean > 0.5 * B * (1.0 + 1e-12):
+        rows.append(_na(q4, int(e["n_sampled"]), src4,
+                        f"the proof needs sum_t P_t <= B/2; the printed z_t with C = {C:g}, "
+                        f"upsilon = {u:.4g} gives {mean:.4g} > B/2 = {B / 2:g}"))
+    else:
+        rows.append(_row(q4, int(e["n_sampled"]), pfmbooks_theorem4_bound(B, delta), src4,
+                         note=f"holds with probability >= 1 - delta = {1 - delta:g}; holds is "
+                              f"one draw.  Buffer size with the guard: "
+                              f"{int(e['max_support_size'])}",
+                         inputs={"B": B, "delta": delta, "sum_P": mean, "C": C,
+                                 "upsilon": u}))
+        curves.append(_curve("PFMBooks: |S_t| and Theorem 4", "budget",
+                             "support vectors |S_t|", {"|S_t|": tr.budget},
+                             {"Theorem 4": pfmbooks_theorem4_bound(B, delta), "B": float(B)},
+                             note="horizon-T bound with probability 1 - delta: constant lines"))
+
+    # Theorem 6 (explicit reconstructed form), per kernel, each radius U_j of (7)
+    q6 = "expected regret sum <p_t, c_t> vs best hinge f in a ball"
+    src6 = f"{_LLSEL}, Theorem 6 (explicit form)"
+    reasons = []
+    if learner.loss != "hinge":
+        reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
+                       "hinge loss)")
+    if learner.g != "assumption5":
+        reasons.append(f"g = {learner.g!r}: the scales do not bound the criteria "
+                       f"(Assumption 5)")
+    if float(e["eta"]) <= 0.0:
+        reasons.append("eta = 0: the bound's divergence term / eta is infinite (p_t stays "
+                       "the prior)")
+    if int(e["guard_triggers"]):
+        reasons.append(f"the hard guard at B refused {e['guard_triggers']} sampled updates: "
+                       f"the gradient estimate is no longer unbiased")
+    if not np.allclose(P, addition_probabilities(T, B, u, "4", "printed"), rtol=1e-12,
+                       atol=0.0):
+        reasons.append(f"C = {C:g} != B = {B}: the bound takes Theorem 4's P_t = min(1, B/z_t)")
+    radii_j = np.asarray(e["radii"], dtype=float)
+    M = radii_j.size
+    lams = np.asarray(e["lambdas"], dtype=float).reshape(-1, M)
+    scales = np.asarray(e["scales"], dtype=float)
+
+    def bound(i, r, c):
+        j = int(np.argmin(np.abs(radii_j - r)))
+        return pfmbooks_regret_bound(T, B, min(c.norm, r), r, float(lams[i, j]),
+                                     float(e["eta"]), scales, i * M + j, L=1.0,
+                                     D=float(learner.kernels_[i].sup_diag),
+                                     upsilon=u, form="printed")
+
+    expected = float(np.sum(e["expected_criteria"]))
+    _selection_regret_rows(s, learner, expected, bound, lambda i: tuple(radii_j), q6, src6,
+                           reasons, rows,
+                           "measured: sum_t <p_t, c_t>, the loss of f_{t,I_t} averaged over "
+                           "I_t given the past (prediction='mean' suffers at most this)")
+
+
+def _batbooks(s, learner, tr, radii, rows, curves, delta):
+    from theory.selection import addition_probabilities, batbooks_regret_bound, \
+        batbooks_theorem8_bound
+
+    e = tr.extras
+    T, B, u, K = int(e["T"]), int(e["B"]), float(e["upsilon"]), learner.K
+    form = _z_form(learner.z_form, "theorem8")
+    rho, J = np.asarray(e["rho"]), np.asarray(e["explored"])
+    counts = np.bincount(J[rho >= 1], minlength=K)
+
+    # Theorem 8: per buffer, Bernstein with mean B/2 and a union bound over the K buffers
+    q8 = "max_i #(rho_t = 1, J_t = i) (|S_i| without the guard)"
+    src8 = f"{_LLSEL}, Theorem 8"
+    mean = float(np.sum(addition_probabilities(T, B, u, "8", form, K=K)))
+    if mean > 0.5 * B * (1.0 + 1e-12):
+        rows.append(_na(q8, int(counts.max()), src8,
+                        f"the proof needs sum_t (1/K) min(1, KB/z_t) <= B/2; with z_form = "
+                        f"{learner.z_form!r}, upsilon = {u:.4g} it is {mean:.4g} > B/2 = "
+                        f"{B / 2:g}"))
+    elif delta / K >= 1.0:
+        rows.append(_na(q8, int(counts.max()), src8, f"delta/K = {delta / K:g} >= 1"))
+    else:
+        rows.append(_row(q8, int(counts.max()), batbooks_theorem8_bound(B, K, delta), src8,
+                         note=f"every buffer at once, with probability >= 1 - delta = "
+                              f"{1 - delta:g}; holds is one draw.  Buffer sizes with the guard:"
+                              f" {[int(v) for v in e['sizes']]}",
+                         inputs={"B": B, "K": K, "delta": delta, "mean_bound": mean,
+                                 "upsilon": u, "counts": [int(c) for c in counts]}))
+        curves.append(_curve("BATBooks: sum_i |S_i| and K x Theorem 8", "budget",
+                             "stored examples sum_i |S_i|", {"sum_i |S_i|": tr.budget},
+                             {"K x Theorem 8": K * batbooks_theorem8_bound(B, K, delta),
+                              "K floor(B/2)": float(K * (B // 2))},
+                             note="every |S_i| <= the Theorem 8 bound (probability 1 - delta),"
+                                  " so the sum is <= K times it: constant lines"))
+
+    # Theorem 10 (explicit reconstructed form), per kernel, f in the ball of radius U
+    q10 = "regret vs best hinge f in ||f|| <= U"
+    src10 = f"{_LLSEL}, Theorem 10 (explicit form)"
+    U = float(e["U"])
+    D = np.array([float(k.sup_diag) for k in learner.kernels_])
+    etas = np.asarray(e["eta"], dtype=float)
+    reasons = []
+    if learner.loss != "hinge":
+        reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
+                       "hinge loss)")
+    if learner.ell_max == "doubling":
+        reasons.append("ell_max='doubling': the bound is for a fixed ell_m")
+    elif float(learner.ell_max) < 1.0 + U * math.sqrt(D.max()) - 1e-12:
+        reasons.append(f"ell_max = {learner.ell_max!r} < 1 + U sqrt(D) = "
+                       f"{1.0 + U * math.sqrt(D.max()):.4g}: c_t = l/ell_m may leave [0, 1]")
+    if etas.size and not np.all(etas == etas[0]):
+        reasons.append(f"eta = {learner.eta!r} varies over the rounds (doubling); the bound is "
+                       f"for a fixed eta")
+    elif etas.size and etas[0] <= 0.0:
+        reasons.append("eta = 0: the bound's ln K / eta is infinite (p_t stays uniform)")
+    if int(e["n_full"]):
+        reasons.append(f"the hard guard refused {e['n_full']} sampled updates (full buffers): "
+                       f"the gradient estimate is no longer unbiased")
+    lam = np.atleast_1d(np.asarray(e["lam"], dtype=float))
+    ell = None if learner.ell_max == "doubling" else float(learner.ell_max)
+
+    def bound(i, r, c):
+        return batbooks_regret_bound(T, K, B, min(c.norm, U), U, float(lam[i]),
+                                     float(etas[0]), T * ell, ell, L=1.0, D=float(D[i]),
+                                     upsilon=u, form=form)
+
+    _selection_regret_rows(s, learner, float(tr.losses.sum()), bound,
+                           lambda i: _ball_radii(radii, U), q10, src10, reasons, rows,
+                           "bandit term with the worst case best_loss = T ell_m (the kernel's "
+                           "own cumulative loss is not observed)")
+
+
 def _empirical(learner, tr, rows, covered):
     note = "" if covered else f"okl bounds has no theory for {type(learner).__name__}"
     if tr.is_classification:
@@ -840,16 +1110,25 @@ def _handlers():
     from okl.learners.budget import Forgetron
     from okl.learners.norma import NORMA
     from okl.learners.perceptron import Perceptron
+    from okl.learners.batbooks import BATBooks
+    from okl.learners.lkmbooks import LKMBooks
+    from okl.learners.pfmbooks import PFMBooks
     from okl.learners.pomdr import POMD, POMDR
 
     return ((Perceptron, _perceptron), (AVP, _avp), (Ahpatron, _ahpatron),
             (Forgetron, _forgetron), (NORMA, _norma), (POMD, _pomdr), (POMDR, _pomdr),
-            (KernelAWV, _awv), (PKAWV, _awv))
+            (KernelAWV, _awv), (PKAWV, _awv), (LKMBooks, _lkmbooks), (PFMBooks, _pfmbooks),
+            (BATBooks, _batbooks))
+
+
+#: Handlers whose high-probability bounds take the report's ``delta``.
+_WITH_DELTA = ("_lkmbooks", "_pfmbooks", "_batbooks")
 
 
 # -- the entry points ------------------------------------------------------------------------
 
-def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS) -> BoundsReport:
+def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS,
+                  delta: float = DEFAULT_DELTA) -> BoundsReport:
     """Run ``learner`` on ``(X, y)`` and put each applicable bound beside its measured quantity.
 
     Parameters
@@ -865,9 +1144,15 @@ def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS) -
         radius are dropped and the radius itself is added); each row reports the smallest
         bound over them.  Default :data:`DEFAULT_RADII`.  Each radius costs one
         :func:`theory.best_hinge_in_ball`.  POMD/POMDR's regret is always against the
-        learner's ball ``||f|| <= U``, the comparator of Theorem 2.
+        learner's ball ``||f|| <= U``, the comparator of Theorem 2.  LKMBooks' regret rows
+        use these radii in each kernel's space, BATBooks' those below its ``U`` and ``U``,
+        PFMBooks' the radii ``U_j`` of its discretization (7).
     max_rounds : int, default 3000
         Longest stream accepted (the comparators and the spectrum are O(T^3)).
+    delta : float in (0, 1), default :data:`DEFAULT_DELTA`
+        Confidence of the high-probability budget bounds (LKMBooks' Theorem 2, PFMBooks'
+        Theorem 4, BATBooks' Theorem 8): each holds with probability at least
+        ``1 - delta``.
 
     Returns
     -------
@@ -879,10 +1164,11 @@ def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS) -
         If ``T > max_rounds``, the learner has already learned, ``U`` is not positive and
         finite, or the stream is invalid for the learner (its own message).
     """
-    from okl._validation import check_int
+    from okl._validation import check_int, check_real
 
     start = time.perf_counter()
     max_rounds = check_int(max_rounds, "max_rounds", low=1)
+    delta = check_real(delta, "delta", low=0, high=1, low_open=True, high_open=True)
     radii = _radii(U)
     T = X.shape[0] if hasattr(X, "shape") and len(X.shape) == 2 else len(X)
     if T > max_rounds:
@@ -903,7 +1189,8 @@ def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS) -
             break
     stream = _Stream(X, yv, getattr(learner, "kernel", None))
     if handler is not None:
-        handler(stream, learner, trace, radii, rows, curves)
+        extra = {"delta": delta} if handler.__name__ in _WITH_DELTA else {}
+        handler(stream, learner, trace, radii, rows, curves, **extra)
     _empirical(learner, trace, rows, handler is not None)
     info = dict(stream.info)
     info["T"] = int(trace.n_rounds)
@@ -1036,7 +1323,8 @@ def command(args) -> int:
         except ValueError:
             raise ValueError(f"--U takes comma-separated radii, got {U!r}") from None
     report = bounds_report(learner, X, y, U=U,
-                           max_rounds=getattr(args, "max_rounds", None) or MAX_ROUNDS)
+                           max_rounds=getattr(args, "max_rounds", None) or MAX_ROUNDS,
+                           delta=getattr(args, "delta", None) or DEFAULT_DELTA)
     report.data = source
     print(format_report(report))
     if getattr(args, "json", None):
