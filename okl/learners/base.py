@@ -20,7 +20,7 @@ from okl import _core
 from okl._validation import as_stream, check_labels, check_row
 from okl.trace import Trace
 
-__all__ = ["OnlineLearner"]
+__all__ = ["OnlineLearner", "HorizonLearner"]
 
 _BLAS_CONTROLLER = None
 
@@ -201,6 +201,51 @@ class OnlineLearner:
         state = self._core_state()
         state["extra"] = self._state()
         return (_rebuild, (type(self), self.get_params(), state))
+
+
+class HorizonLearner:
+    """Mixin for learners whose parameters depend on the horizon ``T`` (POMDR's ALD
+    threshold and B0, the selection learners' sampling rates and step sizes).
+
+    ``T`` is a constructor parameter; when it is ``None`` the first ``run`` takes the
+    stream's length as the horizon.  Streaming use (``learn_one``, ``partial_fit``)
+    needs ``T``, and no call may learn past it: both raise ``ValueError`` before any
+    state changes.  A subclass sets ``_horizon_depends`` (what depends on ``T``, for
+    the message) and implements ``_known_horizon()`` (the horizon fixed so far, or
+    ``None``); it is listed before ``OnlineLearner`` in the bases.
+    """
+
+    _horizon_depends = "its parameters"
+
+    def _known_horizon(self):
+        raise NotImplementedError
+
+    def _horizon_for(self, n_rounds):
+        """The horizon a learning call of ``n_rounds`` runs under (checked, no state change)."""
+        done = self.n_rounds
+        T = self._known_horizon()
+        if T is None:          # first run without T: the stream is the horizon
+            T = done + n_rounds
+        if done + n_rounds > T:
+            raise ValueError(
+                f"T = {T} is the horizon of this {type(self).__name__} (rounds learned: "
+                f"{done}); {n_rounds} more would exceed it.  {self._horizon_depends} depend "
+                f"on T: pass a larger T to the constructor")
+        return T
+
+    def _require_T(self, what):
+        if self.T is None:
+            raise ValueError(f"T (the horizon) is required {what}: construct "
+                             f"{type(self).__name__}(..., T=...) for streaming use")
+
+    def learn_one(self, x, y=None) -> None:
+        self._require_T("to learn one example at a time")
+        self._horizon_for(1)
+        super().learn_one(x, y)
+
+    def partial_fit(self, X, y=None):
+        self._require_T("for partial_fit")
+        return super().partial_fit(X, y)
 
 
 def _rebuild(cls, params, state):

@@ -20,7 +20,7 @@ from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._batbooks import BATBooksCore
-from okl.learners.base import OnlineLearner
+from okl.learners.base import HorizonLearner, OnlineLearner
 from okl.learners.budgets import (
     TimeBudget,
     check_budget_choice,
@@ -99,7 +99,7 @@ def _example_budget(spec, K, d):
     return B
 
 
-class BATBooks(OnlineLearner, BATBooksCore):
+class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
     r"""BATBooks (Bandit with Additional observation for Time BOunded Online Kernel
     Selection): Li & Liao, *Online kernel selection with computational constraints*,
     Sec. 4.2, eqs. (10)-(11), Theorems 8-10 (the paper's Algorithm 4).
@@ -344,18 +344,11 @@ class BATBooks(OnlineLearner, BATBooksCore):
         self._bat_set_horizon(T, s["upsilon"], s["z_factor"], s["C"], s["lam"], s["eta_mode"],
                               s["eta"], s["eta_c"], s["eta_cap"])
 
-    def _horizon_for(self, n_rounds):
-        """The horizon of a learning call of ``n_rounds`` (checked, no state change)."""
-        done = self.n_rounds
+    _horizon_depends = "z_t, lambda and eta"
+
+    def _known_horizon(self):
         T = self.T if self.T is not None else self._bat_horizon()
-        if T <= 0:
-            T = done + n_rounds
-        if done + n_rounds > T:
-            raise ValueError(
-                f"T = {T} is the horizon of this BATBooks (rounds learned: {done}); "
-                f"{n_rounds} more would exceed it.  z_t, lambda and eta depend on T: pass a "
-                "larger T to the constructor")
-        return T
+        return None if T <= 0 else T
 
     def _checked(self, X, y):
         stream, labels = super()._checked(X, y)
@@ -374,19 +367,6 @@ class BATBooks(OnlineLearner, BATBooksCore):
         if self._bat_horizon() <= 0:
             self._apply_horizon(T)
         self._bat_begin(n_rounds)
-
-    def learn_one(self, x, y=None) -> None:
-        if self.T is None:
-            raise ValueError("T (the horizon) is required to learn one example at a time: "
-                             "construct BATBooks(..., T=...) for streaming use")
-        self._horizon_for(1)
-        super().learn_one(x, y)
-
-    def partial_fit(self, X, y=None):
-        if self.T is None:
-            raise ValueError("T (the horizon) is required for partial_fit: construct "
-                             "BATBooks(..., T=...) for streaming use")
-        return super().partial_fit(X, y)
 
     # -- inspection ------------------------------------------------------------------
 

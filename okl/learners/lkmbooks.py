@@ -10,7 +10,7 @@ from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._lkmbooks import LKMBooksCore
-from okl.learners.base import OnlineLearner
+from okl.learners.base import HorizonLearner, OnlineLearner
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
@@ -27,7 +27,7 @@ def _check_kernels(kernels):
                          why=" (LKMBooks shares one row of squared distances across the kernels)")
 
 
-class LKMBooks(_KernelExpansion, OnlineLearner, LKMBooksCore):
+class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
     r"""LKMBooks, Learning Kernel for Memory BOunded Online Kernel Selection: Li & Liao,
     *Online kernel selection with computational constraints*, Sec. 3.2, Theorems 2-3.
 
@@ -209,17 +209,11 @@ class LKMBooks(_KernelExpansion, OnlineLearner, LKMBooksCore):
         eta = math.sqrt(8.0 * math.log(self.K) / T) if self.eta is None else self.eta
         return C, lam, eta
 
-    def _horizon_for(self, n_rounds):
-        done = self.n_rounds
+    _horizon_depends = "z_t, eta and lambda"
+
+    def _known_horizon(self):
         T = self.T if self.T is not None else self._horizon()
-        if T <= 0:      # first run without T: the stream is the horizon
-            T = done + n_rounds
-        if done + n_rounds > T:
-            raise ValueError(
-                f"T = {T} is the horizon of this LKMBooks (rounds learned: {done}); "
-                f"{n_rounds} more would exceed it.  z_t, eta and lambda depend on T: pass "
-                f"a larger T to the constructor")
-        return T
+        return None if T <= 0 else T
 
     def _checked(self, X, y):
         stream, labels = super()._checked(X, y)
@@ -236,19 +230,6 @@ class LKMBooks(_KernelExpansion, OnlineLearner, LKMBooksCore):
             self._core_allocate(d, max(1, min(B, T)), False)
             self._lkm_allocate()
             self._lkm_set_horizon(T, B, *self._settings_for(T, B))
-
-    def learn_one(self, x, y=None) -> None:
-        if self.T is None:
-            raise ValueError("T (the horizon) is required to learn one example at a time: "
-                             "construct LKMBooks(..., T=...) for streaming use")
-        self._horizon_for(1)
-        super().learn_one(x, y)
-
-    def partial_fit(self, X, y=None):
-        if self.T is None:
-            raise ValueError("T (the horizon) is required for partial_fit: construct "
-                             "LKMBooks(..., T=...) for streaming use")
-        return super().partial_fit(X, y)
 
     # -- inspection ---------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from okl.kernels import check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._experts import MSMWCore
 from okl.learners._pfmbooks import PFMBooksCore
-from okl.learners.base import OnlineLearner
+from okl.learners.base import HorizonLearner, OnlineLearner
 from okl.learners.budgets import (
     MemoryBudget,
     TimeBudget,
@@ -57,7 +57,7 @@ def sampling_probabilities(T: int, C: float, upsilon: float) -> np.ndarray:
     return np.minimum(1.0, C / (zc * t ** upsilon))
 
 
-class PFMBooks(OnlineLearner, PFMBooksCore):
+class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
     r"""PFMBooks (Parameter-Free for Memory BOunded Online Kernel Selection): Li & Liao,
     *Online kernel selection with computational constraints* (Sec. 3.3, Algorithms 2-3,
     eqs. (7)-(8), Theorems 4-6, Remark 2).
@@ -315,17 +315,10 @@ class PFMBooks(OnlineLearner, PFMBooksCore):
             return self.settings_["T"]
         return self.T
 
-    def _horizon_for(self, n_rounds):
-        done = self.n_rounds
-        T = self.horizon_
-        if T is None:
-            T = done + n_rounds
-        if done + n_rounds > T:
-            raise ValueError(
-                f"T = {T} is the horizon of this PFMBooks (rounds learned: {done}); "
-                f"{n_rounds} more would exceed it.  z_t, lambda_ij, U_min and eta depend on "
-                f"T: pass a larger T to the constructor")
-        return T
+    _horizon_depends = "z_t, lambda_ij, U_min and eta"
+
+    def _known_horizon(self):
+        return self.horizon_
 
     def _labels(self, y, n):
         labels = super()._labels(y, n)
@@ -351,20 +344,11 @@ class PFMBooks(OnlineLearner, PFMBooksCore):
         self._pfm_begin_records(n_rounds)
 
     def learn_one(self, x, y=None) -> None:
-        if self.T is None:
-            raise ValueError("T (the horizon) is required to learn one example at a time: "
-                             "construct PFMBooks(..., T=...) for streaming use")
-        self._horizon_for(1)
-        if self.settings_ is None:
+        if self.settings_ is None:          # the first example fixes d, hence the budget
+            self._require_T("to learn one example at a time")
             stream = check_row(x, -1 if self.n_features is None else self.n_features)
             self._settings(self.T, stream.d)
         super().learn_one(x, y)
-
-    def partial_fit(self, X, y=None):
-        if self.T is None:
-            raise ValueError("T (the horizon) is required for partial_fit: construct "
-                             "PFMBooks(..., T=...) for streaming use")
-        return super().partial_fit(X, y)
 
     # -- inspection -------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import numpy as np
 from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import check_kernel
 from okl.learners._pomdr import POMDRCore
-from okl.learners.base import OnlineLearner
+from okl.learners.base import HorizonLearner, OnlineLearner
 from okl.learners.perceptron import _KernelExpansion
 
 __all__ = ["POMD", "POMDR", "default_B0"]
@@ -25,7 +25,7 @@ def default_B0(T: int, c: float = 15.0) -> int:
     return max(1, math.ceil(c * math.log(T)))
 
 
-class _POMDBase(_KernelExpansion, OnlineLearner, POMDRCore):
+class _POMDBase(_KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
     """Shared surface of POMD and POMDR: the horizon ``T``, extras and pickling."""
 
     _blas_in_round_loop = True  # triangular solves / dgemv against the ALD dictionary
@@ -41,17 +41,14 @@ class _POMDBase(_KernelExpansion, OnlineLearner, POMDRCore):
         thr = self.ald_scale_ * float(T) ** (-self.zeta)
         return B0, thr
 
-    def _horizon_for(self, n_rounds):
-        """The horizon a learning call of ``n_rounds`` runs under (checked, no state change)."""
-        done = self.n_rounds
+    _horizon_depends = "The ALD threshold T^-zeta, B0 and line 8 of Algorithm 1"
+
+    def _known_horizon(self):
         T = self.T if self.T is not None else self._horizon()
-        if T <= 0:      # first run without T: the stream is the horizon
-            T = done + n_rounds
-        if done + n_rounds > T:
-            raise ValueError(
-                f"T = {T} is the horizon of this {type(self).__name__} (rounds learned: "
-                f"{done}); {n_rounds} more would exceed it.  Algorithm 1 depends on T (the "
-                f"ALD threshold T^-zeta, B0 and line 8): pass a larger T to the constructor")
+        return None if T <= 0 else T
+
+    def _horizon_for(self, n_rounds):
+        T = super()._horizon_for(n_rounds)
         self._settings_for(T)   # validates B0 < B for this T
         return T
 
@@ -66,19 +63,6 @@ class _POMDBase(_KernelExpansion, OnlineLearner, POMDRCore):
             B0, thr = self._settings_for(T)
             self._pomdr_set_horizon(T, 0 if B0 is None else B0, thr)
         self._pomdr_begin_records(n_rounds)
-
-    def learn_one(self, x, y=None) -> None:
-        if self.T is None:
-            raise ValueError(f"T (the horizon) is required to learn one example at a time: "
-                             f"construct {type(self).__name__}(..., T=...) for streaming use")
-        self._horizon_for(1)
-        super().learn_one(x, y)
-
-    def partial_fit(self, X, y=None):
-        if self.T is None:
-            raise ValueError(f"T (the horizon) is required for partial_fit: construct "
-                             f"{type(self).__name__}(..., T=...) for streaming use")
-        return super().partial_fit(X, y)
 
     # -- inspection ---------------------------------------------------------------------
 
