@@ -11,6 +11,12 @@ import numpy as np
 import scipy.sparse as sp
 
 
+#: the loss codes of the typed cores (okl/_losses.pxd), by name
+LOSS_CODES = {"hinge": 0, "logistic": 1, "squared": 2, "absolute": 3}
+#: the losses of labels in {-1, +1} (mistakes are counted); the others are regression losses
+CLASSIFICATION_LOSSES = frozenset({"hinge", "logistic"})
+
+
 def check_matrix(X, d: int = -1, name: str = "X"):
     """Return ``X`` as a C-contiguous float64 array or a canonical CSR matrix.
 

@@ -29,16 +29,12 @@ from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport ddot, dscal
 
 from okl._core cimport Learner, Row, KernelParams, kernel_row, kernel_self
+from okl._losses cimport LOSS_HINGE, loss_derivative, loss_value
 from okl.learners._experts cimport OSMDCore
 
 import numpy as np
 
 cdef int INC1 = 1
-
-# losses
-cdef enum:
-    LOSS_HINGE = 0
-    LOSS_ABSOLUTE = 1
 
 # learning-rate rules of the OSMD step (11)
 cdef enum:
@@ -59,11 +55,6 @@ cdef enum:
 
 # first allocation of a buffer (doubled up to ``cap``)
 cdef int FIRST_CAPACITY = 16
-
-
-cdef inline double _hinge(double y, double f) noexcept nogil:
-    cdef double m = 1.0 - y * f
-    return m if m > 0.0 else 0.0
 
 
 cdef class BATBooksCore(Learner):
@@ -420,20 +411,12 @@ cdef class BATBooksCore(Learner):
         return self._eval(self.I_next, x)
 
     cdef double loss(self, double y, double f) noexcept nogil:
-        if self.loss_kind == LOSS_HINGE:
-            return _hinge(y, f)
-        return fabs(f - y)
+        return loss_value(self.loss_kind, y, f)
 
     cdef inline double _dloss(self, double y, double f) noexcept nogil:
         """A subgradient ``l'(f, y)`` (0 at the kink of the absolute loss and on the flat
         part of the hinge: no update there)."""
-        if self.loss_kind == LOSS_HINGE:
-            return -y if y * f < 1.0 else 0.0
-        if f > y:
-            return 1.0
-        if f < y:
-            return -1.0
-        return 0.0
+        return loss_derivative(self.loss_kind, y, f)
 
     cdef int size(self) noexcept nogil:
         cdef int i, s = 0

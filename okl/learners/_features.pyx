@@ -16,55 +16,17 @@ import numpy as np
 cimport numpy as cnp
 
 from okl._core cimport Learner, Row, Stream
+from okl._losses cimport loss_derivative, loss_value
 
 cnp.import_array()
 
 cdef extern from "math.h" nogil:
     void sincos(double x, double* s, double* c)   # GNU libm: both at the cost of one
 
-# loss kinds (the same codes and conventions as KernelOGD)
-cdef enum:
-    LOSS_HINGE = 0
-    LOSS_LOGISTIC = 1
-    LOSS_SQUARED = 2
-    LOSS_ABSOLUTE = 3
 
 cdef double ONE = 1.0
 cdef double ZERO = 0.0
 cdef int INC1 = 1
-
-
-cdef inline double _loss(int kind, double y, double f) noexcept nogil:
-    cdef double m
-    if kind == LOSS_HINGE:
-        return fmax(0.0, 1.0 - y * f)
-    if kind == LOSS_LOGISTIC:
-        m = y * f
-        if m > 0.0:
-            return log1p(exp(-m))
-        return -m + log1p(exp(m))
-    if kind == LOSS_SQUARED:
-        return 0.5 * (f - y) * (f - y)
-    return fabs(f - y)
-
-
-cdef inline double _dloss(int kind, double y, double f) noexcept nogil:
-    """``d l(f, y) / d f``; the subgradient 0 at the kinks (no update there)."""
-    cdef double e
-    if kind == LOSS_HINGE:
-        return -y if y * f < 1.0 else 0.0
-    if kind == LOSS_LOGISTIC:
-        if y * f >= 0.0:
-            e = exp(-y * f)
-            return -y * e / (1.0 + e)
-        return -y / (1.0 + exp(y * f))
-    if kind == LOSS_SQUARED:
-        return f - y
-    if f > y:
-        return 1.0
-    if f < y:
-        return -1.0
-    return 0.0
 
 
 cdef object _vector(const double* p, int n):
@@ -172,10 +134,10 @@ cdef class FOGDCore(Learner):
         return ddot(&self.n_feat, self.w, &INC1, self.z, &INC1)
 
     cdef double loss(self, double y, double f) noexcept nogil:
-        return _loss(self.loss_kind, y, f)
+        return loss_value(self.loss_kind, y, f)
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
-        cdef double g = _dloss(self.loss_kind, y, f), a
+        cdef double g = loss_derivative(self.loss_kind, y, f), a
         if g != 0.0:
             a = -self.eta * g
             daxpy(&self.n_feat, &a, self.z, &INC1, self.w, &INC1)
@@ -363,10 +325,10 @@ cdef class NOGDCore(Learner):
         return ddot(&self.r, self.w, &INC1, self.z, &INC1)
 
     cdef double loss(self, double y, double f) noexcept nogil:
-        return _loss(self.loss_kind, y, f)
+        return loss_value(self.loss_kind, y, f)
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
-        cdef double g = _dloss(self.loss_kind, y, f), a
+        cdef double g = loss_derivative(self.loss_kind, y, f), a
         if g == 0.0:
             return
         a = -self.eta * g

@@ -15,6 +15,7 @@ from libc.math cimport fabs, fmax, pow
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
+from okl._losses cimport LOSS_HINGE, loss_derivative, loss_value
 from okl._core cimport (Learner, Row, KernelParams, KERNEL_GAUSSIAN, Stream, sq_dist_row,
                         exp_scaled, kernel_row)
 from okl.learners._experts cimport HedgeCore
@@ -24,9 +25,6 @@ import numpy as np
 
 cdef int INC1 = 1
 
-cdef enum:
-    LOSS_HINGE = 0
-    LOSS_ABSOLUTE = 1
 
 
 cdef double* _alloc(Py_ssize_t n) except NULL:
@@ -186,19 +184,11 @@ cdef class LKMBooksCore(Learner):
         return f
 
     cdef double loss(self, double y, double f) noexcept nogil:
-        if self.loss_kind == LOSS_HINGE:
-            return fmax(0.0, 1.0 - y * f)
-        return fabs(f - y)
+        return loss_value(self.loss_kind, y, f)
 
     cdef inline double derivative(self, double y, double f) noexcept nogil:
         """``l'(f, y)``: hinge ``-y`` if ``y f < 1`` else 0; absolute ``sign(f - y)``."""
-        if self.loss_kind == LOSS_HINGE:
-            return -y if y * f < 1.0 else 0.0
-        if f > y:
-            return 1.0
-        if f < y:
-            return -1.0
-        return 0.0
+        return loss_derivative(self.loss_kind, y, f)
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef double lp = self.derivative(y, f)

@@ -16,13 +16,11 @@ from libc.math cimport fabs
 from libc.stdlib cimport malloc, free, calloc
 
 from okl._core cimport Learner, Row, KernelParams, kernel_row
+from okl._losses cimport LOSS_HINGE, loss_value
 from okl.learners._experts cimport HedgeCore
 
 import numpy as np
 
-cdef enum:
-    LOSS_HINGE = 0
-    LOSS_ABSOLUTE = 1
 
 
 cdef inline double _sgn(double v) noexcept nogil:
@@ -175,9 +173,7 @@ cdef class OMKCCore(Learner):
         return comb
 
     cdef double loss(self, double y, double f) noexcept nogil:
-        if self.loss_kind == LOSS_HINGE:
-            return 1.0 - y * f if y * f < 1.0 else 0.0
-        return fabs(f - y)
+        return loss_value(self.loss_kind, y, f)
 
     cdef bint _room(self, int i) noexcept nogil:
         if self.per_kernel > 0:

@@ -4,13 +4,7 @@
 from libc.math cimport exp, fabs, log1p, sqrt, fmax
 
 from okl._core cimport Learner, Row
-
-# loss kinds of KernelOGDCore
-cdef enum:
-    LOSS_HINGE = 0
-    LOSS_LOGISTIC = 1
-    LOSS_SQUARED = 2
-    LOSS_ABSOLUTE = 3
+from okl._losses cimport loss_derivative, loss_value
 
 # below this the lazy scale of KernelOGD is folded into the coefficients
 cdef double SCALE_FLOOR = 1e-100
@@ -29,13 +23,6 @@ cdef class PerceptronCore(Learner):
 
     cdef double loss(self, double y, double f) noexcept nogil:
         return fmax(0.0, -y * f)
-
-
-cdef inline double logistic_loss(double z) noexcept nogil:
-    """``log(1 + exp(-z))`` without overflow."""
-    if z > 0.0:
-        return log1p(exp(-z))
-    return -z + log1p(exp(z))
 
 
 cdef class KernelOGDCore(Learner):
@@ -61,31 +48,11 @@ cdef class KernelOGDCore(Learner):
         return self.scale * self.sv.score(x)
 
     cdef double loss(self, double y, double f) noexcept nogil:
-        if self.loss_kind == LOSS_HINGE:
-            return fmax(0.0, 1.0 - y * f)
-        if self.loss_kind == LOSS_LOGISTIC:
-            return logistic_loss(y * f)
-        if self.loss_kind == LOSS_SQUARED:
-            return 0.5 * (f - y) * (f - y)
-        return fabs(f - y)
+        return loss_value(self.loss_kind, y, f)
 
     cdef double dloss(self, double y, double f) noexcept nogil:
         """``d l(f, y) / d f`` (the subgradient 0 at the kinks)."""
-        cdef double e
-        if self.loss_kind == LOSS_HINGE:
-            return -y if y * f < 1.0 else 0.0
-        if self.loss_kind == LOSS_LOGISTIC:
-            if y * f >= 0.0:
-                e = exp(-y * f)
-                return -y * e / (1.0 + e)
-            return -y / (1.0 + exp(y * f))
-        if self.loss_kind == LOSS_SQUARED:
-            return f - y
-        if f > y:
-            return 1.0
-        if f < y:
-            return -1.0
-        return 0.0
+        return loss_derivative(self.loss_kind, y, f)
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef double eta_t = self.eta / sqrt(<double> self.t) if self.sqrt_schedule else self.eta

@@ -35,16 +35,12 @@ from scipy.linalg.cython_blas cimport dgemv, dscal
 import numpy as np
 
 from okl._core cimport Learner, Row, SupportSet, sq_dist_row, exp_scaled
+from okl._losses cimport LOSS_HINGE, loss_derivative, loss_value
 from okl.learners._experts cimport MSMWCore
 
 cdef double ONE = 1.0
 cdef double ZERO = 0.0
 cdef int INC1 = 1
-
-# loss kinds
-cdef enum:
-    LOSS_HINGE = 0
-    LOSS_ABSOLUTE = 1
 
 # prediction kinds
 cdef enum:
@@ -199,19 +195,11 @@ cdef class PFMBooksCore(Learner):
     # -- losses --------------------------------------------------------------------
 
     cdef inline double loss_of(self, double y, double f) noexcept nogil:
-        if self.loss_kind == LOSS_HINGE:
-            return fmax(0.0, 1.0 - y * f)
-        return fabs(f - y)
+        return loss_value(self.loss_kind, y, f)
 
     cdef inline double grad_of(self, double y, double f) noexcept nogil:
         """A subgradient ``l'(f, y)`` (0 at the kink of the hinge and of |f - y|)."""
-        if self.loss_kind == LOSS_HINGE:
-            return -y if 1.0 - y * f > 0.0 else 0.0
-        if f > y:
-            return 1.0
-        if f < y:
-            return -1.0
-        return 0.0
+        return loss_derivative(self.loss_kind, y, f)
 
     cdef double loss(self, double y, double f) noexcept nogil:
         return self.loss_of(y, f)

@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 
 from okl._core import SupportSet
-from okl._validation import check_choice, check_int, check_real, check_seed
+from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_seed
 from okl.kernels import check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._batbooks import BATBooksCore
@@ -34,7 +34,7 @@ from okl.learners.budgets import (
 __all__ = ["BATBooks", "batbooks_upsilon", "condition_12", "paper_kernels",
            "sampling_rate"]
 
-_LOSSES = {"hinge": 0, "absolute": 1}
+_LOSSES = {name: LOSS_CODES[name] for name in ("hinge", "absolute")}
 _ETA_FIXED, _ETA_DOUBLING = 0, 1
 _ELL_FIXED, _ELL_DOUBLING = 0, 1
 _LIPSCHITZ = 1.0        # |l'| <= 1 for the hinge loss (|y| = 1) and the absolute loss

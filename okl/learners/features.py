@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._validation import as_stream, check_choice, check_int, check_real, check_seed
+from okl._validation import (CLASSIFICATION_LOSSES, LOSS_CODES, as_stream, check_choice,
+                             check_int, check_real, check_seed)
 from okl.kernels import Gaussian, Laplacian, check_kernel
 from okl.learners._features import FOGDCore, NOGDCore
 from okl.learners.base import OnlineLearner
 
 __all__ = ["FOGD", "NOGD"]
 
-_LOSSES = {"hinge": 0, "logistic": 1, "squared": 2, "absolute": 3}
-_CLASSIFICATION_LOSSES = {"hinge", "logistic"}
+_LOSSES = LOSS_CODES
 
 _LOSS_DOC = """loss : {"hinge", "logistic", "squared", "absolute"}, default "hinge"
         ``max(0, 1 - y f)``, ``log(1 + exp(-y f))`` (classification, labels in
@@ -104,7 +104,7 @@ class FOGD(OnlineLearner, FOGDCore):
         self.loss = check_choice(loss, "loss", _LOSSES)
         self.seed = check_seed(seed)
         # no kernel for the core: FOGD keeps no support vectors
-        self._core_setup(None, self.seed, self.loss in _CLASSIFICATION_LOSSES)
+        self._core_setup(None, self.seed, self.loss in CLASSIFICATION_LOSSES)
         self._fogd_setup(_LOSSES[self.loss], self.eta, self.D)
 
     def _draw_frequencies(self, d: int) -> np.ndarray:
@@ -222,7 +222,7 @@ class NOGD(OnlineLearner, NOGDCore):
         self.eta = _check_eta(eta)
         self.loss = check_choice(loss, "loss", _LOSSES)
         self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, self.loss in _CLASSIFICATION_LOSSES)
+        self._core_setup(self.kernel, self.seed, self.loss in CLASSIFICATION_LOSSES)
         self._nogd_setup(_LOSSES[self.loss], self.eta, self.B, self.k_)
 
     _blas_in_round_loop = True   # dgemv with an r x B map every round after the switch

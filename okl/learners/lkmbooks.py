@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from okl._validation import check_choice, check_int, check_real, check_seed
+from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_seed
 from okl.kernels import check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._lkmbooks import LKMBooksCore
@@ -18,7 +18,7 @@ from okl.learners.perceptron import _KernelExpansion
 
 __all__ = ["LKMBooks", "paper_kernels"]
 
-_LOSSES = {"hinge": 0, "absolute": 1}
+_LOSSES = {name: LOSS_CODES[name] for name in ("hinge", "absolute")}
 _Z_FORMS = {"theorem2": None, "printed": None}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._validation import check_choice, check_real, check_seed
+from okl._validation import LOSS_CODES, check_choice, check_real, check_seed
 from okl.kernels import check_kernels
 from okl.learners._multikernel import OMKCCore
 from okl.learners.base import OnlineLearner
@@ -17,7 +17,7 @@ from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
 
 __all__ = ["OMKC"]
 
-_LOSSES = {"hinge": 0, "absolute": 1}
+_LOSSES = {name: LOSS_CODES[name] for name in ("hinge", "absolute")}
 _ALLOCATIONS = {"pooled": None, "static": None}
 
 

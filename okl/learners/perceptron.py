@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._validation import check_choice, check_seed, check_sgd_rate
+from okl._validation import CLASSIFICATION_LOSSES, LOSS_CODES, check_choice, check_seed, check_sgd_rate
 from okl.kernels import check_kernel
 from okl.learners._perceptron import KernelOGDCore, PerceptronCore
 from okl.learners.base import OnlineLearner
@@ -52,8 +52,7 @@ class Perceptron(_KernelExpansion, OnlineLearner, PerceptronCore):
         self._core_setup(self.kernel, self.seed, True)
 
 
-_LOSSES = {"hinge": 0, "logistic": 1, "squared": 2, "absolute": 3}
-_CLASSIFICATION_LOSSES = {"hinge", "logistic"}
+_LOSSES = LOSS_CODES
 
 
 class KernelOGD(_KernelExpansion, OnlineLearner, KernelOGDCore):
@@ -92,7 +91,7 @@ class KernelOGD(_KernelExpansion, OnlineLearner, KernelOGDCore):
         self.loss = check_choice(loss, "loss", _LOSSES)
         self.eta, self.schedule, self.lam = check_sgd_rate(eta, schedule, lam)
         self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, self.loss in _CLASSIFICATION_LOSSES)
+        self._core_setup(self.kernel, self.seed, self.loss in CLASSIFICATION_LOSSES)
         self._ogd_setup(_LOSSES[self.loss], self.eta, self.lam, self.schedule == "sqrt")
 
     @property

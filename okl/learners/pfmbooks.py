@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from okl._validation import check_choice, check_int, check_real, check_row, check_seed
+from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_row, check_seed
 from okl.kernels import check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._experts import MSMWCore
@@ -26,7 +26,7 @@ from okl.learners.experts import msmw_scale_prior
 
 __all__ = ["PFMBooks", "nested_radii", "paper_kernels", "sampling_probabilities"]
 
-_LOSSES = {"hinge": 0, "absolute": 1}
+_LOSSES = {name: LOSS_CODES[name] for name in ("hinge", "absolute")}
 _PREDICTIONS = {"sample": 0, "mean": 1}
 
 
