@@ -128,10 +128,11 @@ def stream(loss, sparse, T, seed=3):
                          ids=repr)
 @pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("sparse", [False, True])
-def test_fogd_matches_oracle_round_for_round(kernel, loss, sparse):
+@pytest.mark.parametrize("sincos", ["vector", "libm"])
+def test_fogd_matches_oracle_round_for_round(kernel, loss, sparse, sincos):
     X, y = stream(loss, sparse, 300)
     ref = fogd_oracle(kernel, X, y, D=40, eta=0.3, loss=loss, seed=11)
-    learner = FOGD(kernel, D=40, eta=0.3, loss=loss, seed=11)
+    learner = FOGD(kernel, D=40, eta=0.3, loss=loss, seed=11, sincos=sincos)
     tr = learner.run(X, y)
     np.testing.assert_allclose(tr.scores, ref["scores"], rtol=1e-9, atol=1e-11)
     np.testing.assert_allclose(tr.losses, ref["losses"], rtol=1e-9, atol=1e-11)
@@ -174,6 +175,35 @@ def test_fogd_features_approximate_the_kernel(kernel):
         assert abs(x @ v - K[i, i + 1]) < 4 * se, (i, x @ v, K[i, i + 1], se)
         assert se < 0.02
     np.testing.assert_allclose(np.sum(Z * Z, axis=1), 1.0, rtol=1e-12)   # k(x, x) = 1 exactly
+
+
+def test_fogd_sincos_paths():
+    """One-hot rows make ``U x`` exact (a column of U), so the features are exactly
+    ``cos(u_ij) / sqrt(D)``: libm's values bit for bit with ``sincos="libm"``, within one
+    unit in the last place of them (plus the scaling's rounding) with ``"vector"``."""
+    import math
+    D, d = 300, 7
+    X = np.eye(d)[np.arange(40) % d] * 1.0
+    vec = FOGD(okl.Laplacian(0.05), D=D, seed=3)          # Cauchy: arguments up to ~1e5
+    lib = FOGD(okl.Laplacian(0.05), D=D, seed=3, sincos="libm")
+    vec.learn_one(X[0], 1.0)
+    lib.learn_one(X[0], 1.0)
+    U = lib.frequencies
+    assert np.abs(U).max() > 1e3
+    scale = 1.0 / math.sqrt(D)
+    want = np.array([[math.cos(u) * scale for u in U[:, j]] + [math.sin(u) * scale for u in U[:, j]]
+                     for j in range(d)])
+    Zl, Zv = lib.transform(X[:d]), vec.transform(X[:d])
+    np.testing.assert_array_equal(Zl, want)
+    gap = np.abs(Zv - want) / np.spacing(np.abs(want))
+    assert gap.max() <= 2.0
+    # the two paths learn the same stream to round-off
+    Xs, ys = sparse_stream(400, 30, density=0.3, seed=2)
+    a = FOGD(okl.Gaussian(0.7), D=64, seed=5).run(Xs, ys)
+    b = FOGD(okl.Gaussian(0.7), D=64, seed=5, sincos="libm").run(Xs, ys)
+    np.testing.assert_allclose(a.scores, b.scores, rtol=1e-12, atol=1e-13)
+    np.testing.assert_array_equal(a.mistakes, b.mistakes)
+    assert repr(FOGD(sincos="libm")).endswith("sincos='libm')")
 
 
 def test_fogd_seeds():
@@ -357,7 +387,7 @@ def test_nogd_deterministic_and_default_rank():
     (dict(D=0), "D"), (dict(D=2.5), "D"), (dict(eta=0.0), "eta"), (dict(eta=float("nan")), "eta"),
     (dict(eta="1"), "eta"), (dict(loss="hinge2"), "loss"), (dict(seed=-1), "seed"),
     (dict(kernel=okl.Polynomial()), "kernel"), (dict(kernel=okl.Linear()), "kernel"),
-    (dict(kernel="rbf"), "kernel"),
+    (dict(kernel="rbf"), "kernel"), (dict(sincos="fast"), "sincos"), (dict(sincos=None), "sincos"),
 ])
 def test_fogd_parameter_validation(bad, name):
     with pytest.raises(ValueError, match=name):

@@ -20,8 +20,36 @@ from okl._losses cimport loss_derivative, loss_value
 
 cnp.import_array()
 
-cdef extern from "math.h" nogil:
-    void sincos(double x, double* s, double* c)   # GNU libm: both at the cost of one
+cdef extern from "../_vtrig.h" nogil:
+    void okl_sincos(const double* x, int n, double scale, double* c, double* s, int exact)
+    int okl_trig_has_fma()
+
+cdef extern from "../_vexp.h" nogil:
+    void okl_dense_dots(const double* S, int ld, int n, int d, const double* x, double* out)
+    void okl_sparse_dots(const double* S, int ld, int n, const int* idx, const double* val,
+                         int nnz, double* out)
+
+
+def _sincos(x, double scale=1.0, bint exact=False):
+    """``(scale cos(x), scale sin(x))`` of a 1-D array through FOGD's path (``okl/_vtrig.h``):
+    the vectorized polynomial loop, or libm's ``sincos`` with ``exact=True``."""
+    cdef const double[::1] xv = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+    cdef Py_ssize_t n = xv.shape[0]
+    c = np.empty(n)
+    s = np.empty(n)
+    cdef double[::1] cv = c
+    cdef double[::1] sv = s
+    if n > 2 ** 31 - 1:
+        raise ValueError(f"at most 2^31 - 1 values, got {n}")
+    if n:
+        with nogil:
+            okl_sincos(&xv[0], <int> n, scale, &cv[0], &sv[0], exact)
+    return c, s
+
+
+def _sincos_is_vectorized():
+    """True where ``okl_sincos`` takes its polynomial path (the CPU has FMA), else libm."""
+    return bool(okl_trig_has_fma())
 
 
 cdef double ONE = 1.0
@@ -41,13 +69,16 @@ cdef class FOGDCore(Learner):
     """``f(x) = w^T z(x)`` with ``z(x) = [cos(U x), sin(U x)] / sqrt(D)``.
 
     ``U`` (``D x d``, row ``i`` the frequency ``u_i``) is stored column-major
-    (``u_i[j] = U[i + j D]``): a dense row is one ``dgemv``, a CSR row one
-    ``daxpy`` of a contiguous column per non-zero.  ``z`` keeps the features of
-    the last scored example, which ``update`` uses (the driver scores, then
-    updates, the same row).
+    (``u_i[j] = U[i + j D]``, feature ``j``'s column contiguous): ``U x`` is one
+    sweep over ``ux`` per four input features (dense) or four non-zeros (CSR),
+    through ``okl_dense_dots`` / ``okl_sparse_dots`` of ``_vexp.h``; the sines and
+    cosines go through ``okl_sincos`` of ``_vtrig.h`` (libm's with ``exact``).
+    ``z`` keeps the features of the last scored example, which ``update`` uses
+    (the driver scores, then updates, the same row).
     """
     cdef int loss_kind
     cdef double eta
+    cdef int exact
     cdef int D, n_feat
     cdef double* U
     cdef double* w
@@ -77,10 +108,11 @@ cdef class FOGDCore(Learner):
         self.ux = NULL
         self.z = NULL
 
-    def _fogd_setup(self, int loss_kind, double eta, int D):
+    def _fogd_setup(self, int loss_kind, double eta, int D, bint exact=False):
         self._free()
         self.loss_kind = loss_kind
         self.eta = eta
+        self.exact = exact
         self.D = D
         self.n_feat = 2 * D
         self.n_updates = 0
@@ -114,20 +146,12 @@ cdef class FOGDCore(Learner):
 
     cdef void features(self, const Row* x, double* out) noexcept nogil:
         """``out = z(x) = [cos(u_i^T x)]_i ++ [sin(u_i^T x)]_i, scaled by 1/sqrt(D)``."""
-        cdef int i, k, D = self.D, d = self.d
-        cdef double s = 1.0 / sqrt(<double> D), v
+        cdef int D = self.D
         if x.indices == NULL:
-            dgemv(b"N", &D, &d, &ONE, self.U, &D, <double*> x.data, &INC1, &ZERO,
-                  self.ux, &INC1)
+            okl_dense_dots(self.U, D, D, self.d, x.data, self.ux)
         else:
-            memset(self.ux, 0, D * sizeof(double))
-            for k in range(x.nnz):
-                v = x.data[k]
-                daxpy(&D, &v, self.U + <Py_ssize_t> x.indices[k] * D, &INC1, self.ux, &INC1)
-        for i in range(D):
-            sincos(self.ux[i], &out[D + i], &out[i])
-            out[i] *= s
-            out[D + i] *= s
+            okl_sparse_dots(self.U, D, D, x.indices, x.data, x.nnz, self.ux)
+        okl_sincos(self.ux, D, 1.0 / sqrt(<double> D), out, out + D, self.exact)
 
     cdef double score(self, const Row* x) noexcept nogil:
         self.features(x, self.z)
