@@ -5,8 +5,9 @@ of Appendix H of Jezequel, Gaillard & Rudi (2019).
 State after round ``t - 1``, with the dictionary ``I = I_{t-1}`` of ``m`` points:
 
 * ``sv``: the dictionary points, ``sv.alpha[j]`` their KORS weight ``1/sqrt(p_j)``;
-* ``kors``: a ``GramCholesky`` of the KORS matrix ``S K_II S + mu I`` (``S`` the
-  diagonal of the weights), kept by appended rows (KORS never drops a point);
+* ``kors``: the shared typed KORS (``okl.learners._kors.KORS``): the factor of
+  ``S K_II S + mu I`` (``S`` the diagonal of the weights), kept by appended rows (KORS
+  never drops a point), and the inclusion rule;
 * ``L``: lower Cholesky factor of ``A = K_{t-1,I}^T K_{t-1,I} + lam K_II``
   (``K_{t-1,I} = (k(x_s, x~_j))_{s<t, j in I}``), kept by rank-one updates and, when
   a point joins, by the up- and down-date of Algorithm 2;
@@ -17,7 +18,7 @@ State after round ``t - 1``, with the dictionary ``I = I_{t-1}`` of ``m`` points
 * ``u_next``: the uniform draw that decides round ``t``'s KORS Bernoulli.
 """
 
-from libc.math cimport sqrt, hypot, fmax, fmin, log1p, isinf
+from libc.math cimport sqrt, hypot, fmax, log1p
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memset
 
@@ -25,7 +26,8 @@ from scipy.linalg.cython_blas cimport ddot, dgemv, dtrsv, drot, dscal, dcopy, da
 
 import numpy as np
 
-from okl._core cimport Learner, Row, SupportSet, GramCholesky, kernel_self
+from okl._core cimport Learner, Row, SupportSet, kernel_self
+from okl.learners._kors cimport KORS
 
 cdef int INC1 = 1
 cdef double ONE = 1.0
@@ -181,7 +183,7 @@ cdef class NystromAWVCore(Learner):
     cdef double lam, mu, beta, eps
     cdef bint krr
     cdef bint allocated
-    cdef GramCholesky kors
+    cdef KORS kors
     cdef SupportSet hist
     cdef int cap                 # dictionary capacity of L, Lbak and the vectors
     cdef long long rowcap        # rows allocated in Kc and abuf
@@ -192,8 +194,6 @@ cdef class NystromAWVCore(Learner):
     cdef double* g
     cdef double* h
     cdef double* kb              # k_I(x_t)
-    cdef double* kw              # S k_I(x_t)
-    cdef double* ck              # L_M^{-1} S k_I(x_t) (KORS)
     cdef double* c0              # K_{t-1,I}^T a + lam k
     cdef double* w1
     cdef double* w2
@@ -222,8 +222,6 @@ cdef class NystromAWVCore(Learner):
         self.g = NULL
         self.h = NULL
         self.kb = NULL
-        self.kw = NULL
-        self.ck = NULL
         self.c0 = NULL
         self.w1 = NULL
         self.w2 = NULL
@@ -242,8 +240,6 @@ cdef class NystromAWVCore(Learner):
         free(self.g)
         free(self.h)
         free(self.kb)
-        free(self.kw)
-        free(self.ck)
         free(self.c0)
         free(self.w1)
         free(self.w2)
@@ -289,7 +285,6 @@ cdef class NystromAWVCore(Learner):
         if (_grow_vec(&self.Lbak, <size_t> newcap * newcap)
                 or _grow_vec(&self.q, newcap + 1) or _grow_vec(&self.g, newcap + 1)
                 or _grow_vec(&self.h, newcap + 1) or _grow_vec(&self.kb, newcap + 1)
-                or _grow_vec(&self.kw, newcap + 1) or _grow_vec(&self.ck, newcap + 1)
                 or _grow_vec(&self.c0, newcap + 1) or _grow_vec(&self.w1, newcap + 1)
                 or _grow_vec(&self.w2, newcap + 1) or _grow_vec(&self.w3, newcap + 1)):
             free(pL)
@@ -327,7 +322,7 @@ cdef class NystromAWVCore(Learner):
     def _core_allocate(self, int d, int capacity, bint growable):
         Learner._core_allocate(self, d, capacity, growable)
         self.hist = SupportSet(self._kernel, d, 64, True)
-        self.kors = GramCholesky(64, True)
+        self.kors = KORS(self.mu, self.beta, self.eps, 0.5, 64)
         if self.reserve_dict(capacity) != 0 or self.reserve_rows(64) != 0:
             raise MemoryError("cannot allocate PKAWV (Nystrom) buffers")
         self.nrows = 0
@@ -351,27 +346,19 @@ cdef class NystromAWVCore(Learner):
     cdef double score(self, const Row* x) noexcept nogil:
         cdef int m = self.sv.n, i, nr
         cdef double kappa = kernel_self(&self.kp, x)
-        cdef double r, tau, p, hh = 0.0, hg = 0.0, hc = 0.0, cc = 0.0, cg = 0.0
+        cdef double r, p, hh = 0.0, hg = 0.0, hc = 0.0, cc = 0.0, cg = 0.0
         cdef double qn = 0.0, a2 = 0.0, d0, d1, s0, e, f, qt
         cdef bint z, acc = False
         cdef int n_ld = self.cap, ldk
         if m > 0:
             self.sv.kernel_row_into(x, self.kb)
-            for i in range(m):
-                self.kw[i] = self.sv.alpha[i] * self.kb[i]
-            r = self.kors.residual(self.kw, kappa, self.ck)
             memcpy(self.h, self.kb, m * sizeof(double))
             dtrsv(b"L", b"N", b"N", &m, self.L, &n_ld, self.h, &INC1)
             hh = ddot(&m, self.h, &INC1, self.h, &INC1)
             hg = ddot(&m, self.h, &INC1, self.g, &INC1)
-        else:
-            r = fmax(kappa, 0.0)
         # KORS: ridge leverage of x_t with the temporary dictionary I_{t-1} + (t, 1)
-        tau = (1.0 + self.eps) * r / (r + self.mu)
-        if isinf(self.beta):
-            p = 1.0 if tau > 0.0 else 0.0
-        else:
-            p = fmin(fmax(self.beta * tau, 0.0), 1.0)
+        r = self.kors.residual(self.kb, kappa)
+        p = self.kors.probability(r)
         z = self.u_next < p
         f = hg                         # projected KRR forecast on I_{t-1}
         qt = hh                        # <A~^{-1} P phi(x_t), P phi(x_t)> (rows < t)
@@ -449,7 +436,7 @@ cdef class NystromAWVCore(Learner):
                     and self.hist.reserve(2 * self.hist.capacity) != 0)
                 or (join and (self.reserve_dict(m + 1) != 0
                               or (m == self.sv.capacity and self.sv.reserve(2 * m) != 0)
-                              or self.kors.make_room() != 0))):
+                              or self.kors.reserve(m + 1) != 0))):
             self.error = 1
             return
         ld = self.cap
@@ -505,14 +492,10 @@ cdef class NystromAWVCore(Learner):
                 memcpy(col, self.abuf, nr * sizeof(double))
             col[nr] = kappa
             self.q[m] = self.c_qn                 # sum_{s<t} y_s k(x_s, x_t)
-            # KORS: add (t, 1/p_t): S K S + mu I gains the row [w c, sqrt(w^2 r + mu)],
-            # w = 1/sqrt(p_t) the new diagonal entry of S
-            wt = 1.0 / sqrt(self.c_p)
-            if m > 0:
-                dscal(&m, &wt, self.kw, &INC1)
-                dscal(&m, &wt, self.ck, &INC1)
-            self.kors.add(self.kw, wt * wt * kappa + self.mu, self.ck,
-                          wt * wt * self.c_r + self.mu)
+            # KORS: add (t, 1/sqrt(p_t)): S K S + mu I gains the row [w c, sqrt(w^2 r + mu)],
+            # w = 1/sqrt(p_t) the new diagonal entry of S (kors evaluated x_t in score)
+            wt = self.kors.weight(self.c_p)
+            self.kors.add(wt)
             self.sv.add(x, wt, self.t)
             self.kb[m] = kappa
             m = n1
@@ -585,7 +568,7 @@ cdef class NystromAWVCore(Learner):
 
     @property
     def kors_dictionary(self):
-        """The ``GramCholesky`` of KORS' ``S K_II S + mu I``."""
+        """The typed ``KORS`` (``okl.learners._kors``): factor of ``S K_II S + mu I``, weights."""
         return self.kors
 
     @property

@@ -284,23 +284,22 @@ class PKAWV(OnlineLearner):
     without the ``f(x_t)^2`` term) and ``task`` ("regression" or "classification").
     """
 
+    #: basis name -> implementing subclass; each basis module registers its class
+    #: (``okl.learners.awv_nystrom`` imports this module, never the other way round)
+    _basis_classes: dict = {}
+
     def __new__(cls, *args, basis="taylor", **kwargs):
         if cls is PKAWV:
-            if basis == "taylor":
-                cls = _taylor_class()
-            elif basis == "nystrom":
-                from okl.learners.awv_nystrom import _PKAWVNystrom as cls
-            else:
+            if basis not in _BASES:
                 raise ValueError(f"basis must be one of {_BASES}, got {basis!r}")
+            if basis not in PKAWV._basis_classes:
+                import okl.learners  # noqa: F401  (the package imports every basis module)
+            cls = PKAWV._basis_classes[basis]
         return super().__new__(cls)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"PKAWV({args})"
-
-
-def _taylor_class():
-    return _PKAWVTaylor
 
 
 class _PKAWVTaylor(PKAWV, TaylorAWVCore):
@@ -489,3 +488,6 @@ class _PKAWVTaylor(PKAWV, TaylorAWVCore):
             _, parent, var, factor = _taylor_tables(self.n_features, self._M, self.kernel.sigma)
             self._taylor_allocate(self.n_features, parent, var, factor)
         self._taylor_restore(state)
+
+
+PKAWV._basis_classes["taylor"] = _PKAWVTaylor

@@ -3,6 +3,10 @@ Jézéquel, Gaillard & Rudi, *Efficient online learning with kernels for adversa
 large scale problems* (2019), with the KORS dictionary of Calandriello, Lazaric &
 Valko, *Efficient second-order online kernel learning with adaptive embedding*
 (NeurIPS 2017).  Built by ``okl.PKAWV(basis="nystrom", ...)``.
+
+Imports go one way: this module imports ``okl.learners.awv`` (for :class:`PKAWV`) and
+registers its class there; KORS itself is ``okl.learners.kors`` (typed core
+``okl.learners._kors``), below both and shared with Pros-N-KONS and Sketched-KONS.
 """
 from __future__ import annotations
 
@@ -199,3 +203,6 @@ class _PKAWVNystrom(PKAWV, NystromAWVCore):
 
         z = sl.solve_triangular(L, self.ridge_target, lower=True)
         return sl.solve_triangular(L.T, z, lower=False)
+
+
+PKAWV._basis_classes["nystrom"] = _PKAWVNystrom
