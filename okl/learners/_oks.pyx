@@ -1,0 +1,258 @@
+# cython: language_level=3
+"""Typed core of OKS / BOKS (Yang, Mahdavi, Jin, Yi & Hoi, *Online kernel selection:
+algorithms and evaluations*, AAAI 2012; the budgeted variant BOKS of Li & Liao, seed 004,
+Sec. 5.2), as the authors of seed 004 ran it (``table4/BOKS-r.R``, ``table5/BOKS-c.R`` of
+JunfLi-TJU/ACML2021-Journal-Track).
+
+``K`` kernel hypotheses with separate support sets (``okl.learners._ksets.KernelSets``);
+a round draws ``I_t ~ q_t`` (the draw is made at the end of the previous round, so that
+``score`` is the next prediction and consumes no randomness), predicts with
+``f_{t,I_t}`` (one kernel row against ``S_{I_t}``), adds ``x_t`` to ``S_{I_t}`` with an
+importance-weighted coefficient when the loss asks for it (and, for BOKS, while the total
+number of entries is below ``B``), and updates the exponential weights over the
+importance-weighted losses.  See ``okl/learners/oks.py`` for the algorithm.
+"""
+
+from libc.math cimport exp, fabs
+from libc.stdlib cimport malloc, calloc, free
+
+from okl._core cimport Learner, Row
+from okl._losses cimport loss_value
+from okl.learners._ksets cimport KernelSets
+
+import numpy as np
+
+cdef enum:
+    TASK_CLASSIFY = 0       # labels +-1, Perceptron-type updates
+    TASK_REGRESS = 1        # absolute loss, gradient steps
+
+cdef enum:
+    RULE_MISTAKE = 0        # update on sign(f) != y (BOKS-c.R)
+    RULE_HINGE = 1          # update on y f < 1 (OKS.R of KARegret-OKS; the hinge loss)
+
+
+cdef inline double _sgn(double v) noexcept nogil:
+    if v > 0.0:
+        return 1.0
+    if v < 0.0:
+        return -1.0
+    return 0.0
+
+
+cdef class OKSCore(Learner):
+    """Typed state of OKS / BOKS: the K sets, the weights and the counters."""
+    cdef KernelSets sets
+    cdef int K
+    cdef int task
+    cdef int rule
+    cdef int loss_kind
+    cdef bint importance_weighted   # coefficient lambda l' / q_{t,I_t} (True) or lambda l'
+    cdef double delta               # smoothing of q_t
+    cdef double eta                 # learning rate of the exponential weights
+    cdef double lam                 # step size lambda
+    cdef long long B                # pooled budget (entries over all K sets); < 0: none
+    cdef long long T
+    cdef double* Lcum               # cumulative importance-weighted losses L_{t,i}
+    cdef double* q                  # q_{t,i} = (1-delta) softmax(-eta L)_i + delta/K
+    cdef long long* n_selected      # rounds with I_t = i
+    cdef long long* n_updates       # entries added to S_i
+    cdef double* err_sum            # sum of the losses the weights saw, per kernel
+    cdef int I_next                 # I_{t+1} ~ q_{t+1}, drawn at the end of round t
+    cdef double last_q              # q_{t,I_t} of the last round
+    cdef long long n_blocked        # updates refused because the budget was full
+    cdef long long n_errors         # sum over rounds of the weights' loss (R's "error")
+    cdef int max_total
+    cdef bint allocated
+
+    def __cinit__(self, *args, **kwargs):
+        self.K = 0
+        self.Lcum = self.q = self.err_sum = NULL
+        self.n_selected = self.n_updates = NULL
+        self.allocated = False
+        self.sets = None
+        self.T = 0
+        self.B = -1
+
+    def __dealloc__(self):
+        free(self.Lcum)
+        free(self.q)
+        free(self.err_sum)
+        free(self.n_selected)
+        free(self.n_updates)
+
+    # -- configuration --------------------------------------------------------------
+
+    def _oks_setup(self, int K, int task, int rule, int loss_kind, double delta,
+                   bint importance_weighted):
+        cdef int i
+        free(self.Lcum)
+        free(self.q)
+        free(self.err_sum)
+        free(self.n_selected)
+        free(self.n_updates)
+        self.Lcum = <double*> calloc(K, sizeof(double))
+        self.q = <double*> malloc(K * sizeof(double))
+        self.err_sum = <double*> calloc(K, sizeof(double))
+        self.n_selected = <long long*> calloc(K, sizeof(long long))
+        self.n_updates = <long long*> calloc(K, sizeof(long long))
+        if (self.Lcum == NULL or self.q == NULL or self.err_sum == NULL
+                or self.n_selected == NULL or self.n_updates == NULL):
+            raise MemoryError()
+        self.K = K
+        self.task = task
+        self.rule = rule
+        self.loss_kind = loss_kind
+        self.delta = delta
+        self.importance_weighted = importance_weighted
+        for i in range(K):
+            self.q[i] = 1.0 / K
+        self.I_next = 0
+        self.last_q = 1.0 / K
+        self.n_blocked = self.n_errors = 0
+        self.max_total = 0
+
+    def _oks_allocate(self, kernels, long long B, capacity):
+        """The K sets (growable; the pooled budget ``B`` is enforced by ``update``) and
+        the first draw ``I_1 ~ q_1``."""
+        self.sets = KernelSets(kernels, self.d, [capacity] * self.K, True)
+        self.B = B
+        self.allocated = True
+        self.I_next = self._draw()
+
+    def _oks_set_horizon(self, long long T, double eta, double lam):
+        self.T = T
+        self.eta = eta
+        self.lam = lam
+
+    def _horizon(self):
+        return self.T
+
+    # -- the round ------------------------------------------------------------------
+
+    cdef int _draw(self) noexcept nogil:
+        """``I ~ q`` by the inverse CDF of one uniform (natural order of the kernels)."""
+        cdef double u = self.uniform(), acc = 0.0
+        cdef int i, last = 0
+        for i in range(self.K):
+            if self.q[i] > 0.0:
+                acc += self.q[i]
+                last = i
+                if u < acc:
+                    return i
+        return last
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        """``f_{t,I_t}(x)``: the prediction of the kernel drawn for this round."""
+        if not self.allocated:
+            return 0.0
+        return self.sets.score(self.I_next, x)
+
+    cdef double loss(self, double y, double f) noexcept nogil:
+        return loss_value(self.loss_kind, y, f)
+
+    cdef int size(self) noexcept nogil:
+        return self.sets.total() if self.allocated else 0
+
+    cdef void update(self, const Row* x, double y, double f) noexcept nogil:
+        cdef int I = self.I_next, i, tot
+        cdef double qI = self.q[I], err, a = 0.0, lo, z
+        cdef bint step = False
+        self.last_q = qI
+        self.n_selected[I] += 1
+        if self.task == TASK_CLASSIFY:
+            # y^_t = +1 if f >= 0 else -1 (BOKS-c.R); err = mistake indicator
+            err = 1.0 if (1.0 if f >= 0.0 else -1.0) != y else 0.0
+            if self.rule == RULE_MISTAKE:
+                step = err != 0.0
+            else:
+                step = y * f < 1.0
+            a = self.lam * y
+        else:
+            # absolute loss; the coefficient -lambda sign(f - y) is stored even when 0
+            err = fabs(f - y)
+            step = True
+            a = -self.lam * _sgn(f - y)
+        if step:
+            if self.importance_weighted:
+                a /= qI
+            tot = self.sets.total()
+            if self.B < 0 or tot < self.B:
+                if self.sets.add(I, x, a, self.t) < 0:
+                    self.error = 1
+                    return
+                self.n_updates[I] += 1
+                if tot + 1 > self.max_total:
+                    self.max_total = tot + 1
+            else:
+                self.n_blocked += 1
+        self.err_sum[I] += err
+        self.n_errors += <long long> (err if self.task == TASK_CLASSIFY else 0.0)
+        self.Lcum[I] += err / qI
+        # q_{t+1} = (1 - delta) exp(-eta L) / sum exp(-eta L) + delta / K
+        lo = self.Lcum[0]
+        for i in range(1, self.K):
+            if self.Lcum[i] < lo:
+                lo = self.Lcum[i]
+        z = 0.0
+        for i in range(self.K):
+            self.q[i] = exp(-self.eta * (self.Lcum[i] - lo))
+            z += self.q[i]
+        for i in range(self.K):
+            self.q[i] = (1.0 - self.delta) * self.q[i] / z + self.delta / self.K
+        self.I_next = self._draw()
+
+    # -- inspection and pickling ------------------------------------------------------
+
+    @property
+    def q_(self):
+        """The current sampling distribution ``q_t`` (a copy)."""
+        return np.array([self.q[i] for i in range(self.K)])
+
+    @property
+    def next_kernel_(self):
+        """``I_{t+1}``: the kernel that predicts the next example (already drawn)."""
+        return int(self.I_next)
+
+    def _oks_sets(self):
+        return self.sets
+
+    def _oks_values(self):
+        cdef int i
+        return {
+            "L": np.array([self.Lcum[i] for i in range(self.K)]),
+            "n_selected": np.array([self.n_selected[i] for i in range(self.K)], dtype=np.int64),
+            "n_updates": np.array([self.n_updates[i] for i in range(self.K)], dtype=np.int64),
+            "err_sum": np.array([self.err_sum[i] for i in range(self.K)]),
+            "sizes": (self.sets.sizes if self.allocated else np.zeros(self.K, dtype=np.int64)),
+            "n_blocked": int(self.n_blocked), "n_errors": int(self.n_errors),
+            "max_size": int(self.max_total), "last_q": self.last_q,
+            "T": int(self.T), "B": int(self.B), "eta": self.eta, "lam": self.lam,
+        }
+
+    def _oks_state(self):
+        v = self._oks_values()
+        v["q"] = self.q_
+        v["I_next"] = int(self.I_next)
+        v["sets"] = self.sets
+        v["allocated"] = bool(self.allocated)
+        return v
+
+    def _oks_restore(self, state):
+        cdef int i
+        self.sets = state["sets"]
+        self.allocated = state["allocated"]
+        self.I_next = state["I_next"]
+        self.B = state["B"]
+        self.T = state["T"]
+        self.eta = state["eta"]
+        self.lam = state["lam"]
+        self.last_q = state["last_q"]
+        self.n_blocked = state["n_blocked"]
+        self.n_errors = state["n_errors"]
+        self.max_total = state["max_size"]
+        for i in range(self.K):
+            self.Lcum[i] = state["L"][i]
+            self.q[i] = state["q"][i]
+            self.n_selected[i] = state["n_selected"][i]
+            self.n_updates[i] = state["n_updates"][i]
+            self.err_sum[i] = state["err_sum"][i]

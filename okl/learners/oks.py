@@ -1,0 +1,314 @@
+r"""OKS, online kernel selection (Yang, Mahdavi, Jin, Yi & Hoi, *Online kernel selection:
+algorithms and evaluations*, AAAI 2012), and BOKS, its budgeted variant in Li & Liao,
+*Online kernel selection with computational constraints* (seed 004, Sec. 5.2): the
+baselines of seed 004's Tables 4-7, as the authors of seed 004 ran them."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from okl._validation import LOSS_CODES, check_choice, check_real, check_seed, check_int
+from okl.kernels import check_kernels
+from okl.learners._oks import OKSCore
+from okl.learners.base import HorizonLearner, OnlineLearner
+from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
+                                  example_budget, memory_per_example, memory_used,
+                                  time_per_example, time_used)
+
+__all__ = ["OKS", "BOKS"]
+
+_LOSSES = {"hinge": LOSS_CODES["hinge"], "absolute": LOSS_CODES["absolute"]}
+_UPDATES = {"mistake": 0, "hinge": 1}
+_INITIAL_CAPACITY = 16
+
+
+class OKS(HorizonLearner, OnlineLearner, OKSCore):
+    r"""OKS: online kernel selection by sampling one kernel a round (Yang, Mahdavi, Jin, Yi
+    & Hoi, AAAI 2012), unbudgeted -- the baseline "OKS" of Li & Liao (seed 004, Sec. 5.1).
+
+    ``K`` kernel hypotheses ``f_{t,i} = sum_{tau in S_i} a_tau k_i(x_tau, .)``, each with
+    its **own** support set ``S_i`` (an example is stored by the kernel that was drawn when
+    it arrived).  Cumulative importance-weighted losses ``L_{1,i} = 0``, ``q_1`` uniform.
+    Round ``t``:
+
+    1. draw ``I_t ~ q_t`` (inverse CDF of one uniform of the seeded generator over the
+       kernels in their given order; the draw is made at the end of round ``t - 1``, so
+       ``decision_function`` is the next prediction and consumes no randomness);
+    2. predict ``f_{t,I_t}(x_t)`` (one kernel row against ``S_{I_t}`` only): ``sign`` of it
+       for classification, with ``sign(0) = +1``;
+    3. the loss the weights see: classification ``e_t = 1[yhat_t != y_t]`` (the mistake
+       indicator), regression ``e_t = |f_{t,I_t}(x_t) - y_t|``;
+    4. update ``f_{t,I_t}`` only: classification, if ``yhat_t != y_t`` (``update=
+       "mistake"``) or ``y_t f_{t,I_t}(x_t) < 1`` (``update="hinge"``), ``x_t`` joins
+       ``S_{I_t}`` with coefficient ``lambda y_t / q_{t,I_t}``; regression, every round,
+       ``x_t`` joins ``S_{I_t}`` with coefficient ``-lambda sign(f_{t,I_t}(x_t) - y_t) /
+       q_{t,I_t}`` (stored even when the sign is 0, as the R code does).  BOKS: only while
+       ``sum_i |S_i| < B``;
+    5. ``L_{t+1,I_t} = L_{t,I_t} + e_t / q_{t,I_t}`` (the other kernels' ``L`` unchanged)
+       and ``q_{t+1} = (1 - delta) softmax(-eta L_{t+1}) + delta / K``.
+
+    The sources, and which one okl follows:
+
+    * **The authors' R code of seed 004** (``table4/BOKS-r.R``, ``table5/BOKS-c.R``,
+      ``table5/Adv-BOKS-c.R``, ``table6``/``table7`` copies, in JunfLi-TJU/
+      ACML2021-Journal-Track) is the algorithm above with ``update="mistake"``,
+      ``importance_weighted=True``, ``eta = sqrt(2 (1 - delta) ln K / (K T))``,
+      ``lambda = 5 / sqrt(T)`` and ``delta`` in {0.2, 0.02, 0.002} (0.02 in the scripts,
+      0.002 in the adversarial ones).  okl follows it by default and reproduces it round
+      for round (``tests/test_oks.py`` against ``tests/fixtures/r_*oks_*.csv``, made by
+      ``tests/fixtures/r/BOKS-*.R``).  Two adaptations of the fixture scripts only: R's
+      ``sample(1:K, 1, prob = p)`` sorts ``p`` before inverting its CDF, okl inverts it in
+      the kernels' order (the draw has the same law); and the permutation of the stream
+      is left to the caller.
+    * **Seed 004's text** says "for online classification, we adopt the hinge loss"; the R
+      code updates on mistakes (a Perceptron step scaled by ``lambda / q``) and weighs
+      kernels by their importance-weighted mistakes.  ``update="hinge"`` makes the hinge
+      loss's subgradient step instead (update when ``y f < 1``).  The text's "we set the
+      stepsize of gradient descent to 5/sqrt(T)" and its ``delta`` grid agree with the code.
+    * **An earlier R version by the same authors** (``OKS.R`` in JunfLi-TJU/KARegret-OKS,
+      ECML-PKDD 2021) differs in three places: it updates on ``y f < 1``
+      (``update="hinge"``), stores ``lambda y`` without dividing by ``q_{t,I_t}``
+      (``importance_weighted=False``), and uses the learning rate ``delta / K`` for the
+      weights (pass ``eta=delta/K``; it computes the ``eta`` above but does not use it).
+      The ECML-PKDD 2022 version (``OKS.zip`` in JunfLi-TJU/OKS-Bandit) tunes ``delta =
+      (K/T)^{1/3}``, ``lambda = 5 sqrt(delta) / sqrt(K T)`` (pass them).
+    * **Yang et al. (2012)**: only the paper's introduction was reachable here, not its
+      algorithm boxes, so okl cannot say where the AAAI text and the R code part; the
+      structure above (sample a kernel, update only its classifier with an
+      importance-weighted step, exponential weights on importance-weighted losses smoothed
+      by ``delta``) is what both R versions and seed 004's description share.
+
+    Parameters
+    ----------
+    kernels : list of okl kernels, default the paper's 9 Gaussians, ``sigma = 2^{-4..4}``
+        Any okl kernels (each set is evaluated with its own kernel; nothing is shared).
+    loss : {"hinge", "absolute"}, default "hinge"
+        Classification (labels +-1) or regression (absolute loss).  ``Trace.losses`` holds
+        the hinge or absolute loss of the drawn kernel's prediction.
+    delta : float in [0, 1], default 0.02
+        The smoothing ``q_t = (1 - delta) p_t + delta / K``.
+    T : int >= 1 or None
+        The horizon, on which the default ``eta`` and ``lambda`` depend.  ``None``: ``run``
+        takes its stream's length; required for ``learn_one`` / ``partial_fit``.
+    eta : float >= 0 or None
+        Learning rate of the weights; ``None`` is the R code's ``sqrt(2 (1 - delta) ln K /
+        (K T))``.
+    lam : float > 0 or None
+        The step ``lambda``; ``None`` is seed 004's ``5 / sqrt(T)``.
+    update : {"mistake", "hinge"}, default "mistake"
+        When a classifier is updated (see above); ignored for regression.
+    importance_weighted : bool, default True
+        Divide the new coefficient by ``q_{t,I_t}`` (R code of seed 004) or not (``OKS.R``).
+    seed : int, Generator or None
+        Seed of the draws ``I_t``.
+
+    Notes
+    -----
+    Memory: an entry costs ``d + 1`` quanta (its vector and coefficient), the ``K``
+    cumulative losses are the fixed state.  Time: a round evaluates one kernel against one
+    set.  ``Trace.budget`` is ``sum_i |S_i|``.  ``Trace.mistakes`` counts ``y f <= 0`` (okl's
+    convention: a zero score is a mistake); the R code's count (``sign(0) = +1``) is
+    ``extras["n_errors"]``.  ``Trace.extras``: ``q`` (``q_{T+1}``), ``L``, ``best_kernel``
+    (``argmax q``), ``n_selected`` and ``n_updates`` per kernel, ``sizes`` (``|S_i|``),
+    ``n_errors``, ``err_sum`` (the losses ``e_t`` per kernel), ``n_blocked`` (updates
+    refused by a full budget), ``max_size``, ``max_memory`` / ``max_time`` in quanta,
+    ``B``, ``T``, ``eta``, ``lam``, ``delta``.
+    """
+
+    _param_names = ("kernels", "loss", "delta", "T", "eta", "lam", "update",
+                    "importance_weighted", "seed")
+    _horizon_depends = "eta and lambda"
+
+    def __init__(self, kernels=None, *, loss="hinge", delta=0.02, T=None, eta=None, lam=None,
+                 update="mistake", importance_weighted=True, seed=None):
+        self._init_common(kernels, loss, delta, T, eta, lam, update, importance_weighted,
+                          seed)
+        self._budget_spec = None
+
+    def _init_common(self, kernels, loss, delta, T, eta, lam, update, importance_weighted,
+                     seed):
+        self.kernels = check_kernels(kernels)
+        self.loss = check_choice(loss, "loss", _LOSSES)
+        self.delta = check_real(delta, "delta", low=0, high=1)
+        self.T = None if T is None else check_int(T, "T", low=1)
+        self.eta = None if eta is None else check_real(eta, "eta", low=0)
+        self.lam = None if lam is None else check_real(lam, "lam", low=0, low_open=True)
+        self.update = check_choice(update, "update", _UPDATES)
+        if not isinstance(importance_weighted, (bool, np.bool_)):
+            raise ValueError(f"importance_weighted must be True or False, got "
+                             f"{importance_weighted!r}")
+        self.importance_weighted = bool(importance_weighted)
+        self.seed = check_seed(seed)
+        self._pending_T = None
+        self._core_setup(None, self.seed, self.loss == "hinge")
+        self._oks_setup(len(self.kernels), 0 if self.loss == "hinge" else 1,
+                        _UPDATES[self.update], _LOSSES[self.loss], self.delta,
+                        self.importance_weighted)
+
+    # -- budget and horizon ----------------------------------------------------------
+
+    @property
+    def K(self) -> int:
+        return len(self.kernels)
+
+    def _example_budget(self, d):
+        """``B`` for inputs of dimension ``d`` (``-1``: unbudgeted)."""
+        if self._budget_spec is None:
+            return -1
+        return example_budget(self._budget_spec, memory_per_example=memory_per_example(d),
+                              memory_fixed=self.K, time_per_example=time_per_example(d),
+                              time_fixed=self.K)
+
+    def _settings_for(self, T):
+        """``(eta, lambda)`` for horizon ``T``."""
+        eta = (math.sqrt(2.0 * (1.0 - self.delta) * math.log(self.K) / (self.K * T))
+               if self.eta is None else self.eta)
+        lam = 5.0 / math.sqrt(T) if self.lam is None else self.lam
+        return eta, lam
+
+    def _known_horizon(self):
+        T = self.T if self.T is not None else self._horizon()
+        return None if T <= 0 else T
+
+    def _checked(self, X, y):
+        stream, labels = super()._checked(X, y)
+        T = self._horizon_for(stream.T)
+        if self.n_features is None:
+            self._example_budget(stream.d)      # ValueError before any state changes
+        self._pending_T = T
+        return stream, labels
+
+    def _ensure_allocated(self, d):
+        if self.n_features is None:
+            B = self._example_budget(d)
+            T = self.T if self.T is not None else self._pending_T
+            self._core_allocate(d, 1, False)
+            cap = _INITIAL_CAPACITY if B < 0 else max(1, min(_INITIAL_CAPACITY, B))
+            self._oks_allocate(self.kernels, B, cap)
+            self._oks_set_horizon(T, *self._settings_for(T))
+
+    # -- inspection ------------------------------------------------------------------
+
+    @property
+    def B_(self):
+        """The example budget in use: entries over all ``K`` sets (``None`` for OKS, or until
+        ``d`` is known for a memory or time budget)."""
+        if self._budget_spec is None:
+            return None
+        if isinstance(self._budget_spec, int):
+            return self._budget_spec
+        return None if self.n_features is None else self._example_budget(self.n_features)
+
+    @property
+    def horizon_(self):
+        T = self._horizon()
+        return None if T <= 0 else T
+
+    @property
+    def eta_(self):
+        return self._oks_values()["eta"] if self.horizon_ else None
+
+    @property
+    def lam_(self):
+        return self._oks_values()["lam"] if self.horizon_ else None
+
+    def kernel_support(self, i):
+        """``(vectors, coefficients, rounds)`` of kernel ``i``'s own support set."""
+        if self.n_features is None:
+            return np.empty((0, 0)), np.empty(0), np.empty(0, dtype=np.int64)
+        return self.sets.vectors(int(i)), self.sets.coefficients(int(i)), \
+            self.sets.stamps(int(i))
+
+    @property
+    def sets(self):
+        """The ``K`` support sets (``okl.learners._ksets.KernelSets``; ``None`` before the
+        first example)."""
+        return self._oks_sets()
+
+    def kernel_decision_function(self, X):
+        """``f_{t,i}(x)`` of every kernel for each row of ``X``: shape ``(len(X), K)``."""
+        from okl._validation import check_matrix
+        if self.n_features is None:
+            Xc = check_matrix(X)
+            return np.zeros((Xc.shape[0], self.K))
+        Xc = check_matrix(X, self.n_features)
+        return np.column_stack([self.sets.decision(i, Xc) for i in range(self.K)])
+
+    def _extras(self):
+        v = self._oks_values()
+        d = self.n_features
+        q = self.q_
+        B = v["B"]
+        out = {
+            "q": q, "L": v["L"], "best_kernel": int(np.argmax(q)),
+            "n_selected": v["n_selected"], "n_updates": v["n_updates"], "sizes": v["sizes"],
+            "n_errors": v["n_errors"], "err_sum": v["err_sum"], "n_blocked": v["n_blocked"],
+            "max_size": v["max_size"],
+            "max_memory": memory_used(v["max_size"], memory_per_example(d), self.K),
+            "max_time": time_used(int(v["sizes"].max()) if len(v["sizes"]) else 0,
+                                  time_per_example(d), self.K),
+            "memory_budget": (self._budget_spec.quanta
+                              if isinstance(self._budget_spec, MemoryBudget) else None),
+            "time_budget": (self._budget_spec.quanta
+                            if isinstance(self._budget_spec, TimeBudget) else None),
+            "B": None if B < 0 else int(B), "T": v["T"], "eta": v["eta"], "lam": v["lam"],
+            "delta": self.delta,
+        }
+        return out
+
+    def _state(self):
+        return self._oks_state()
+
+    def _restore(self, state):
+        self._oks_restore(state)
+
+
+class BOKS(OKS):
+    r"""BOKS: OKS with a budget -- "a heuristic variant, called BOKS, which stops updating
+    hypothesis if the number of support vectors equals B" (Li & Liao, seed 004, Sec. 5.2.1;
+    Tables 4-7).
+
+    The algorithm of :class:`OKS` (see there for the rounds, the sources and the defaults),
+    with one more rule, as in the authors' R code (``sum(k) < B``): an update of
+    ``f_{t,I_t}`` is made only while the **total** number of entries over the ``K`` separate
+    sets is below ``B`` ("BOKS and BOMKR do not share the memory and maintain K different
+    sets of support vectors"; "BOKS allocates the available budget B0 to K hypotheses").
+    The weights keep learning after the budget is full.
+
+    Parameters
+    ----------
+    kernels, loss, delta, T, eta, lam, update, importance_weighted, seed
+        As for :class:`OKS`.
+    B : int >= 1, optional
+        The example budget: entries over all ``K`` sets.  Exactly one of ``B``,
+        ``memory_budget``, ``time_budget``.
+    memory_budget : float or okl.learners.budgets.MemoryBudget, optional
+        A memory budget in quanta (Definition 1 of seed 004): an entry costs ``d + 1``
+        (vector and coefficient) and the ``K`` cumulative losses are fixed, so ``B =
+        floor((quanta - K) / (d + 1))``, Table 3's available budget ``B_0`` of BOKS (the
+        single-kernel baseline's, minus the fixed state).
+    time_budget : float or okl.learners.budgets.TimeBudget, optional
+        A per-round time budget in quanta: a round evaluates one kernel against one set,
+        which may hold all ``B`` entries (``d + 1`` per entry, ``K`` fixed), so ``B =
+        floor((quanta - K) / (d + 1))``.
+
+    Notes
+    -----
+    ``Trace.extras`` as for :class:`OKS`, plus ``memory_budget`` / ``time_budget`` (quanta,
+    when given); ``n_blocked`` counts the updates the full budget refused.
+    """
+
+    _param_names = ("kernels", "loss", "B", "memory_budget", "time_budget", "delta", "T",
+                    "eta", "lam", "update", "importance_weighted", "seed")
+
+    def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
+                 time_budget=None, delta=0.02, T=None, eta=None, lam=None, update="mistake",
+                 importance_weighted=True, seed=None):
+        spec = check_budget_choice(B, memory_budget, time_budget)
+        self._init_common(kernels, loss, delta, T, eta, lam, update, importance_weighted,
+                          seed)
+        self._budget_spec = spec
+        self.B = B
+        self.memory_budget = memory_budget
+        self.time_budget = time_budget
