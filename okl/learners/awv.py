@@ -50,8 +50,11 @@ _TASKS = {"regression": False, "classification": True}
 #: largest number of Taylor features r = C(d + M, M): A^{-1} is r x r doubles (512 MiB)
 MAX_TAYLOR_FEATURES = 8192
 
-#: from this many Taylor features on, runs pin BLAS to one thread (``one_blas_thread``)
-BLAS_GUARD_FEATURES = 256
+#: from this many Taylor features on, runs pin BLAS to one thread (``one_blas_thread``).
+#: Measured (2-core machine, 2*10^4 rounds, us a round, OpenBLAS default threads against
+#: one thread): r = 45: 0.96 / 0.72, r = 91: 3.3 / 2.1, r = 120: 62 / 2.8, r = 165:
+#: 170 / 4.9 (OpenBLAS threads dsymv/dsyr from about r = 100); the guard costs ~1 us a call.
+BLAS_GUARD_FEATURES = 32
 
 #: relative slack of the radius check ||x|| <= R (round-off of rows scaled to norm R)
 RADIUS_RTOL = 1e-12
