@@ -116,6 +116,15 @@ def _parser():
                      help="output prefix: writes PREFIX.csv (one row per run) and "
                           "PREFIX-summary.csv / .json")
     swp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    swp.add_argument("--resume", action="store_true",
+                     help="continue an interrupted sweep: each finished run is saved in "
+                          "PREFIX-journal.jsonl as it completes; with --resume the runs found "
+                          "there are not run again, and the outputs are those of an "
+                          "uninterrupted sweep (the same command line is needed; --jobs and "
+                          "--dask may change)")
+    swp.add_argument("--no-timing", dest="timing", action="store_false",
+                     help="leave out each run's wall-clock seconds, so that the CSV depends "
+                          "on the grid, data and seed only (byte-identical across reruns)")
     bnd = sub.add_parser("bounds",
                          help="measured quantities of one run beside the theory's bounds")
     bnd.add_argument("--learner", default="Perceptron", help="an okl learner class")
@@ -245,19 +254,37 @@ def _sweep(args) -> int:
     grid = {"learner": args.learner, "kernel": args.kernel.split(",")}
     grid.update(_assignments(args.param, lists=True))
     X, y, source = _stream(args)
-    rows = sw.sweep(grid, X, y, permutations=args.permutations, seed=args.seed,
-                    n_jobs=args.jobs, scheduler=args.dask, progress=not args.no_progress)
-    summary = sw.summarize(rows)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    journal = out.with_name(out.name + "-journal.jsonl")
+    before = _journal_runs(journal) if args.resume else 0
+    try:
+        rows = sw.sweep(grid, X, y, permutations=args.permutations, seed=args.seed,
+                        n_jobs=args.jobs, scheduler=args.dask, progress=not args.no_progress,
+                        journal=journal, resume=args.resume, timing=args.timing)
+    except KeyboardInterrupt:
+        print(f"okl: interrupted; {_journal_runs(journal)} finished run(s) are saved in "
+              f"{journal}: run the same command with --resume to continue", file=sys.stderr)
+        return 130
+    summary = sw.summarize(rows)
     sw.write_csv(rows, out.with_name(out.name + ".csv"))
     sw.write_csv(summary, out.with_name(out.name + "-summary.csv"))
     sw.write_json(summary, out.with_name(out.name + "-summary.json"))
-    print(f"{len(rows)} runs on {source}; mean and standard deviation over "
+    journal.unlink()                 # the outputs now hold every run
+    resumed = f" ({before} from {journal.name})" if before else ""
+    print(f"{len(rows)} runs{resumed} on {source}; mean and standard deviation over "
           f"{args.permutations} permutation(s):")
     print(sw.format_table(summary))
     print(f"wrote {out}.csv, {out}-summary.csv, {out}-summary.json")
     return 0
+
+
+def _journal_runs(path) -> int:
+    """Complete run records in a sweep journal (0 if there is none)."""
+    try:
+        return max(Path(path).read_bytes().count(b"\n") - 1, 0)
+    except FileNotFoundError:
+        return 0
 
 
 def main(argv=None) -> int:

@@ -18,6 +18,15 @@ nothing but its configuration, ``seed`` and ``p``: the same sweep gives the same
 rows in one process, in joblib's worker processes (the default) or on a Dask
 cluster (``scheduler="tcp://..."``, or a ``distributed.Client``).
 
+With ``journal=PATH`` each finished run is appended to a
+:class:`~okl.experiments.journal.Journal` the moment it reaches the parent
+process, so a Ctrl-C, a killed process or a lost Dask worker loses only the runs
+in flight; ``resume=True`` then runs only what the journal lacks and returns
+exactly the rows of an uninterrupted sweep (the same rows, in the same order,
+each once).  Rows depend only on the configuration, ``seed``, ``p`` and the
+data, so a sweep begun with joblib may be resumed on Dask and vice versa; a
+journal written for another grid, seed, stream or okl version is refused.
+
 >>> rows = sweep({"learner": ["Perceptron", "NORMA"], "lam": [0.01, 0.1],
 ...               "sigma": [1.0, 2.0]}, X, y, permutations=5)        # doctest: +SKIP
 >>> summarize(rows)                                                  # doctest: +SKIP
@@ -25,18 +34,23 @@ cluster (``scheduler="tcp://..."``, or a ``distributed.Client``).
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
+import os
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.model_selection import ParameterGrid
 
 import okl
 from okl._validation import check_matrix
+from okl.experiments.journal import Journal, run_key
 
 __all__ = ["Config", "configurations", "sweep", "run_one", "summarize", "write_csv",
-           "write_json", "format_table", "learner_class", "make_kernel"]
+           "write_json", "format_table", "learner_class", "make_kernel", "run_key_of",
+           "data_fingerprint"]
 
 KERNEL_PARAMS = {
     "gaussian": ("sigma",),
@@ -122,6 +136,9 @@ class Config:
 
 def configurations(grid) -> list[Config]:
     """The distinct configurations of ``grid`` (see the module docstring), in grid order."""
+    # imported here: workers that unpickle run_one need not import scikit-learn
+    from sklearn.model_selection import ParameterGrid
+
     seen, out = set(), []
     for point in ParameterGrid(grid):
         point = dict(point)
@@ -162,8 +179,12 @@ def _order(seed: int, permutation: int, T: int) -> np.ndarray:
     return np.random.default_rng([seed, permutation]).permutation(T)
 
 
-def run_one(config: Config, X, y, permutation: int, seed: int = 0) -> dict:
-    """One row of a sweep: ``config`` on permutation ``permutation`` of ``(X, y)``."""
+def run_one(config: Config, X, y, permutation: int, seed: int = 0, timing: bool = True) -> dict:
+    """One row of a sweep: ``config`` on permutation ``permutation`` of ``(X, y)``.
+
+    ``timing=False`` leaves out the wall-clock ``seconds``, the one value of a row
+    that is not a function of its inputs.
+    """
     order = _order(seed, permutation, X.shape[0])
     learner = config.build(seed=int(np.random.default_rng([seed, permutation, 1])
                                     .integers(2**31)))
@@ -172,6 +193,8 @@ def run_one(config: Config, X, y, permutation: int, seed: int = 0) -> dict:
     row.update(permutation=permutation, seed=seed, rounds=trace.n_rounds,
                average_loss=trace.average_loss, final_budget=trace.final_budget,
                max_budget=int(trace.budget.max()), seconds=trace.seconds)
+    if not timing:
+        del row["seconds"]
     if trace.is_classification:
         row["mistake_rate"] = trace.mistake_rate
     for key, value in trace.extras.items():
@@ -180,8 +203,34 @@ def run_one(config: Config, X, y, permutation: int, seed: int = 0) -> dict:
     return row
 
 
+def _indexed_run(index, config, X, y, permutation, seed, timing):
+    return index, run_one(config, X, y, permutation, seed, timing)
+
+
+def run_key_of(config: Config, permutation: int) -> str:
+    """The journal key of run (``config``, ``permutation``)."""
+    return run_key(learner=config.learner, params=dict(config.params), kernel=config.kernel,
+                   kernel_params=dict(config.kernel_params), permutation=int(permutation))
+
+
+def data_fingerprint(X, y) -> dict:
+    """Shape, kind and BLAKE2 digest of a checked stream ``X`` and its labels ``y``."""
+    digest = hashlib.blake2b(digest_size=20)
+    if hasattr(X, "indptr"):
+        parts = (X.data, X.indices, X.indptr)
+    else:
+        parts = (X,)
+    for part in parts + (() if y is None else (np.asarray(y),)):
+        part = np.ascontiguousarray(part)
+        digest.update(f"{part.dtype.str}{part.shape}".encode())
+        digest.update(memoryview(part).cast("B"))
+    return {"shape": list(X.shape), "sparse": hasattr(X, "indptr"),
+            "labels": y is not None, "blake2b": digest.hexdigest()}
+
+
 def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
-          scheduler=None, progress: bool = False) -> list[dict]:
+          scheduler=None, progress: bool = False, journal=None, resume: bool = False,
+          timing: bool = True) -> list[dict]:
     """Run every configuration of ``grid`` on ``permutations`` orders of ``(X, y)``.
 
     Parameters
@@ -198,37 +247,80 @@ def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
         submitted to that cluster, with the stream scattered to it once.
     progress : bool
         A tqdm progress bar over finished runs.
+    journal : str, Path or None
+        Append each finished run to this journal file as it completes
+        (:class:`~okl.experiments.journal.Journal`; the file is left in place).
+    resume : bool
+        Continue the sweep recorded in ``journal``: its runs are not run again.
+        Without it an existing journal is a ``ValueError``; a journal written for
+        another grid, permutation count, seed, timing, stream or okl version is a
+        ``ValueError`` naming what differs.
+    timing : bool
+        Record each run's wall-clock ``seconds`` (``False``: rows are a function
+        of the inputs only, so two sweeps give byte-identical tables).
 
     Returns
     -------
     list of dict
         One tidy row per (configuration, permutation), in grid order then
-        permutation order, whatever ran them.
+        permutation order, whatever ran them and however often the sweep was
+        interrupted and resumed.
     """
     if isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer)) \
             or permutations < 1:
         raise ValueError(f"permutations must be an integer >= 1, got {permutations!r}")
+    if resume and journal is None:
+        raise ValueError("resume=True needs a journal to resume from")
     configs = configurations(grid)
     X = check_matrix(X)                  # bad data fails here, not in a worker
     tasks = [(c, p) for c in configs for p in range(permutations)]
+    if journal is None:
+        rows = [None] * len(tasks)
+        for i, row in _run_tasks(tasks, range(len(tasks)), X, y, seed, timing, n_jobs,
+                                 scheduler, progress, 0):
+            rows[i] = row
+        return rows
+    keys = [run_key_of(c, p) for c, p in tasks]
+    header = {"kind": "okl sweep", "okl": okl.__version__, "data": data_fingerprint(X, y),
+              "configurations": [c.as_dict() for c in configs],
+              "permutations": int(permutations), "seed": seed, "timing": bool(timing)}
+    with Journal(journal, header, resume=resume) as runs:
+        todo = [i for i, key in enumerate(keys) if key not in runs]
+        for i, row in _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler,
+                                 progress, len(tasks) - len(todo)):
+            runs.record(keys[i], row)
+        done = runs.done()
+    # every row through the journal's exact encoding: resumed and fresh rows alike
+    return [done[key] for key in keys]
+
+
+def _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler, progress, initial):
+    """``(index, row)`` of the tasks ``todo`` in the order they finish."""
+    if not todo:
+        return
     if scheduler is not None:
-        return _on_dask(tasks, X, y, seed, scheduler, progress)
+        yield from _on_dask(tasks, todo, X, y, seed, timing, scheduler, progress, initial)
+        return
     from joblib import Parallel, delayed
 
-    runs = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(run_one)(c, X, y, p, seed) for c, p in tasks)
-    return list(_progress(runs, len(tasks), progress))
+    runs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+        delayed(_indexed_run)(i, tasks[i][0], X, y, tasks[i][1], seed, timing) for i in todo)
+    yield from _progress(runs, len(tasks), progress, initial)
 
 
-def _progress(iterable, total, enabled):
+def _progress(iterable, total, enabled, initial=0):
     if not enabled:
         return iterable
     from tqdm.auto import tqdm
 
-    return tqdm(iterable, total=total, unit="run")
+    return tqdm(iterable, total=total, initial=initial, unit="run")
 
 
-def _on_dask(tasks, X, y, seed, scheduler, progress):
+def _on_dask(tasks, todo, X, y, seed, timing, scheduler, progress, initial):
+    """Runs on a Dask cluster, yielded as they finish.  A worker lost mid-run costs
+    only its runs in flight, which the scheduler reruns elsewhere; a run that fails
+    (or kills workers ``distributed.scheduler.allowed-failures`` times) is raised once
+    every other run has been collected, so that none of them is lost."""
     try:
         from distributed import Client, as_completed
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -237,13 +329,18 @@ def _on_dask(tasks, X, y, seed, scheduler, progress):
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:
         X_remote, y_remote = client.scatter([X, y], broadcast=True)
-        futures = [client.submit(run_one, c, X_remote, y_remote, p, seed, pure=False)
-                   for c, p in tasks]
-        index = {f.key: i for i, f in enumerate(futures)}
-        rows = [None] * len(futures)
-        for future in _progress(as_completed(futures), len(futures), progress):
-            rows[index[future.key]] = future.result()
-        return rows
+        futures = [client.submit(_indexed_run, i, tasks[i][0], X_remote, y_remote,
+                                 tasks[i][1], seed, timing, pure=False) for i in todo]
+        failed = []
+        for future in _progress(as_completed(futures), len(tasks), progress, initial):
+            try:
+                result = future.result()
+            except Exception as exc:      # noqa: BLE001 - re-raised below
+                failed.append(exc)
+                continue
+            yield result
+        if failed:
+            raise failed[0]
     finally:
         if client is not scheduler:
             client.close()
@@ -256,6 +353,8 @@ def summarize(rows: list[dict], metric: str | None = None) -> list[dict]:
     ``average_loss`` otherwise; ``seconds`` is always summarized too.  The
     standard deviation is the sample one (``ddof=1``; 0 for one permutation).
     """
+    if not rows:
+        return []
     groups: dict = {}
     for row in rows:
         keys = list(row)
@@ -268,6 +367,8 @@ def summarize(rows: list[dict], metric: str | None = None) -> list[dict]:
         entry = dict(key)
         entry["permutations"] = len(members)
         for m in (name, "seconds", "final_budget"):
+            if m not in members[0]:          # a sweep run with timing=False
+                continue
             vals = np.array([r[m] for r in members], dtype=float)
             entry[f"{m}_mean"] = float(vals.mean())
             entry[f"{m}_std"] = float(vals.std(ddof=1)) if vals.size > 1 else 0.0
@@ -292,16 +393,38 @@ def _columns(rows):
     return config + [k for k in measured if k not in config]
 
 
+@contextmanager
+def _replacing(path, newline=None):
+    """Write ``path`` through a temporary file renamed over it: a reader (or a sweep
+    killed while writing) sees the old file or the new one, never half of one."""
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
+                               prefix=os.path.basename(path) + ".", suffix=".tmp")
+    umask = os.umask(0o022)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)        # the mode open(path, "w") would give
+    try:
+        with os.fdopen(fd, "w", newline=newline) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def write_csv(rows: list[dict], path) -> None:
-    """Tidy CSV: one row per run, the union of the rows' keys as columns."""
-    with open(path, "w", newline="") as fh:
+    """Tidy CSV: one row per run, the union of the rows' keys as columns (written
+    to a temporary file renamed into place)."""
+    with _replacing(path, newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=_columns(rows), restval="")
         writer.writeheader()
         writer.writerows(rows)
 
 
 def write_json(rows: list[dict], path) -> None:
-    with open(path, "w") as fh:
+    with _replacing(path) as fh:
         json.dump(rows, fh, indent=2, default=_json_default)
 
 
