@@ -11,76 +11,18 @@ figures and tables.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import sys
 import time
 from pathlib import Path
 
-from okl.datasets import drifting_mixture, load_libsvm, xor_stream
-
-SYNTHETIC = ("xor", "drifting", "switching")
-KERNELS = ("gaussian", "laplacian", "polynomial", "linear")
-
-
-def _literal(text: str):
-    """``"0.1"`` -> 0.1, ``"None"`` -> None, ``"hinge"`` -> "hinge"."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-
-
-def _assignments(items, *, lists: bool) -> dict:
-    """``["lam=0.1,1", "tau=100"]`` -> ``{"lam": [0.1, 1], "tau": [100]}`` (or scalars)."""
-    out = {}
-    for item in items or ():
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise ValueError(f"a parameter is NAME=VALUE, got {item!r}")
-        values = [_literal(v) for v in value.split(",")] if lists else _literal(value)
-        out[name.strip()] = values
-    return out
-
-
-def _stream(args):
-    """``(X, y, description)`` of ``--data``: a file, a benchmark name, or synthetic."""
-    spec = args.data
-    if spec in SYNTHETIC:
-        if spec == "xor":
-            X, y = xor_stream(args.rounds, args.features, seed=args.seed)
-            return X, y, f"synthetic xor stream ({args.rounds} x {args.features}, seed {args.seed})"
-        X, y = drifting_mixture(args.rounds, "drift" if spec == "drifting" else "switch",
-                                seed=args.seed)
-        return X, y, f"{spec} Gaussian mixture ({args.rounds} rounds, seed {args.seed})"
-    path = Path(spec)
-    if path.exists():
-        if path.suffix.lower() == ".csv":
-            from okl.datasets.files import load_csv
-
-            X, y = load_csv(path)
-        else:
-            X, y = load_libsvm(path)
-        return X, y, str(path)
-    from okl.datasets import fetch
-
-    if spec.lower() in {k.lower() for k in fetch.DATASETS}:
-        X, y = fetch.load(spec, download=args.download)
-        return X, y, spec
-    raise ValueError(f"--data {spec!r} is neither a file, a benchmark dataset "
-                     f"({', '.join(sorted(fetch.DATASETS))}) nor a synthetic stream "
-                     f"({', '.join(SYNTHETIC)})")
-
-
-def _add_data_arguments(parser):
-    parser.add_argument("--data", default="xor",
-                        help="a LIBSVM/CSV file, a benchmark dataset name (a9a, w8a, ...) or "
-                             "a synthetic stream: " + ", ".join(SYNTHETIC) + " (default xor)")
-    parser.add_argument("--download", action="store_true",
-                        help="download a benchmark dataset that is not cached yet")
-    parser.add_argument("--rounds", type=int, default=20_000, help="synthetic stream length")
-    parser.add_argument("--features", type=int, default=10, help="synthetic stream dimension")
-    parser.add_argument("--seed", type=int, default=0)
+# argument parsing lives below both this module and okl.experiments (no import circle);
+# the old private names stay importable from here
+from okl.experiments.args import KERNELS, SYNTHETIC  # noqa: F401
+from okl.experiments.args import add_data_arguments as _add_data_arguments
+from okl.experiments.args import assignments as _assignments
+from okl.experiments.args import literal as _literal  # noqa: F401
+from okl.experiments.args import stream as _stream
 
 
 def _parser():
@@ -178,22 +120,9 @@ def _reproduce(args) -> int:
 
 
 def _run(args) -> int:
-    from okl.experiments.sweep import learner_class, make_kernel, parameter_names
+    from okl.experiments.args import learner_from_args
 
-    cls = learner_class(args.learner)
-    params = _assignments(args.param, lists=False)
-    names = parameter_names(cls, params)
-    if "kernel" in names:
-        kparams = {"gaussian": {"sigma": args.sigma}, "laplacian": {"sigma": args.sigma},
-                   "polynomial": {"degree": args.degree}, "linear": {}}[args.kernel]
-        params["kernel"] = make_kernel(args.kernel, **kparams)
-    if "seed" in names:
-        params.setdefault("seed", args.seed)
-    unknown = sorted(set(params) - set(names))
-    if unknown:
-        raise ValueError(f"{cls.__name__} takes no parameter(s) {unknown}; its parameters: "
-                         f"{list(names)}")
-    learner = cls(**params)
+    learner = learner_from_args(args)
     X, y, source = _stream(args)
     trace = learner.run(X, y)      # a regressor learns the labels as real targets
     summary = trace.to_dict()
