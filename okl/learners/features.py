@@ -213,11 +213,19 @@ class NOGD(OnlineLearner, NOGDCore):
     * ``w``'s initialisation is ``NysGD.m``'s ``w = alpha * pinv(M)``; the R code's
       ``solve(D * V)`` scales the rows of ``V`` instead of its columns (a bug) and is
       not followed.
-    * ``K_B = V Lambda V^T`` by LAPACK ``dsyev``; eigenpairs with
+    * ``K_B = V Lambda V^T``: the top ``k`` eigenpairs by LAPACK ``dsyevr``; eigenpairs with
       ``lambda <= B eps lambda_max`` (numerically zero: duplicated support vectors, or
       a kernel of rank < k such as the linear one) are dropped, so the map has
       ``r <= k`` features (``rank`` in ``extras``); ``eigs`` in MATLAB would divide
       by them.
+
+    Computation: the core keeps the linear model as coefficients on ``S``,
+    ``beta = M^T w``, so that ``w^T z(x) = beta^T k_S(x)``: a round after the switch
+    costs the kernel row and a dot product of length ``B``; the step
+    ``w += a z(x)`` is ``beta += a M^T M k_S(x)``, paid only on rounds with a non-zero
+    gradient (two ``r x B`` products, or one with ``M^T M`` when ``3 r > B``).  The
+    same hypothesis as ``w^T M k_S(x)`` up to round-off (scores agree to ~1e-13);
+    ``weights`` returns ``w = Lambda_r M beta``.
 
     ``Trace.budget`` is ``|S|``; ``extras``: ``n_updates`` (rounds with a non-zero
     gradient, in either stage), ``switched``, ``switch_round`` (the round of the
@@ -254,12 +262,12 @@ class NOGD(OnlineLearner, NOGDCore):
 
     @property
     def coefficients(self) -> np.ndarray:
-        """``beta`` with ``f = sum_i beta_i k(x_i, .)``: ``alpha`` in stage 1, ``M^T w`` after."""
-        nmap = self._nogd_map()
-        if nmap is None:
+        """``beta`` with ``f = sum_i beta_i k(x_i, .)``: ``alpha`` in stage 1, ``M^T w`` after
+        (the form in which the core keeps the linear model)."""
+        beta = self._nogd_beta()
+        if beta is None:
             return np.empty(0) if self.support_set is None else self.support_set.coefficients
-        M, w, _ = nmap
-        return M.T @ w
+        return beta
 
     @property
     def feature_map(self) -> np.ndarray | None:
@@ -269,7 +277,8 @@ class NOGD(OnlineLearner, NOGDCore):
 
     @property
     def weights(self) -> np.ndarray | None:
-        """``w`` (``r`` entries) after the switch, else None."""
+        """``w`` (``r`` entries) after the switch, else None (``Lambda_r M beta``, from the
+        coefficients the core keeps: ``M M^T = Lambda_r^{-1}``)."""
         nmap = self._nogd_map()
         return None if nmap is None else nmap[1]
 
