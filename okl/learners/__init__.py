@@ -10,9 +10,11 @@ from okl.learners.budget import BOGD, BOGDPP, RBP, Forgetron
 from okl.learners.norma import NORMA
 from okl.learners.pomdr import POMD, POMDR
 from okl.learners.selection import BATBooks, LKMBooks, OMKC, PFMBooks, MemoryBudget, TimeBudget
+from okl.learners.selection import BOKS, BOMKR, BOMKRV, ISKA, OKS
 from okl.learners.online_to_batch import OnlineToBatch, hypothesis_risks
 from okl.learners.projectron import Projectron, ProjectronPP
 from okl.learners.perceptron import KernelOGD, Perceptron
 
 __all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron", "Forgetron", "RBP", "BOGD", "BOGDPP", "Projectron", "ProjectronPP", "KernelAWV", "PKAWV", "FOGD", "NOGD", "Hedge", "MSMW", "OSMD", "ExpertsTrace", "POMD", "POMDR",
            "OnlineToBatch", "hypothesis_risks", "LKMBooks", "PFMBooks", "BATBooks", "OMKC", "MemoryBudget", "TimeBudget"]
+__all__ += ["OKS", "BOKS", "ISKA", "BOMKR", "BOMKRV"]

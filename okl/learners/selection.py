@@ -5,11 +5,21 @@
 kernel and evaluates two kernels a round under a time budget.  ``OMKC`` is the
 multi-kernel baseline that does not share memory; the budgets in quanta are
 ``MemoryBudget`` and ``TimeBudget`` (Definitions 1-2, Assumption 3).
+
+The other baselines of Sec. 5 (Tables 3-7), as the authors' R code ran them: ``OKS`` and
+its budgeted variant ``BOKS`` (Yang et al. 2012; K separate sets, one sampled kernel a
+round), ``ISKA`` (Zhang & Liao 2018; one shared budget, kernel alignment), ``BOMKR``
+(Sahoo, Hoi & Li 2014; NORMA on K separate sets) and ``BOMKRV`` (BOMKR-V: one shared
+set, K coefficient vectors).
 """
 from okl.learners.batbooks import BATBooks
 from okl.learners.budgets import MemoryBudget, TimeBudget
 from okl.learners.lkmbooks import LKMBooks
 from okl.learners.multikernel import OMKC
 from okl.learners.pfmbooks import PFMBooks
+from okl.learners.oks import BOKS, OKS
+from okl.learners.iska import ISKA
+from okl.learners.bomkr import BOMKR, BOMKRV
 
-__all__ = ["LKMBooks", "PFMBooks", "BATBooks", "OMKC", "MemoryBudget", "TimeBudget"]
+__all__ = ["LKMBooks", "PFMBooks", "BATBooks", "OMKC", "MemoryBudget", "TimeBudget",
+           "OKS", "BOKS", "ISKA", "BOMKR", "BOMKRV"]
