@@ -1292,23 +1292,10 @@ def command(args) -> int:
     ``args.max_rounds`` and ``args.prefix`` (keep the first ``prefix`` rounds).
     Prints :func:`format_report`; returns 0.
     """
-    from okl.cli import _assignments, _stream
-    from okl.experiments.sweep import learner_class, make_kernel
+    from okl.experiments.args import learner_from_args, stream
 
-    cls = learner_class(args.learner)
-    params = _assignments(args.param, lists=False)
-    if "kernel" in cls._param_names:
-        kparams = {"gaussian": {"sigma": args.sigma}, "laplacian": {"sigma": args.sigma},
-                   "polynomial": {"degree": args.degree}, "linear": {}}[args.kernel]
-        params["kernel"] = make_kernel(args.kernel, **kparams)
-    if "seed" in cls._param_names:
-        params.setdefault("seed", args.seed)
-    unknown = sorted(set(params) - set(cls._param_names))
-    if unknown:
-        raise ValueError(f"{cls.__name__} takes no parameter(s) {unknown}; its parameters: "
-                         f"{list(cls._param_names)}")
-    learner = cls(**params)
-    X, y, source = _stream(args)
+    learner = learner_from_args(args)
+    X, y, source = stream(args)
     prefix = getattr(args, "prefix", None)
     if prefix is not None:
         prefix = int(prefix)

@@ -1,0 +1,127 @@
+"""Command-line arguments shared by ``okl run``, ``okl sweep``, ``okl bounds`` and
+``okl reproduce``: learner parameters (``-p NAME=VALUE``), kernels and data (``--data``).
+
+This module sits below both ``okl.cli`` and the experiment modules (``bounds``,
+reproductions), so that neither imports the other for its parsing.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+__all__ = ["SYNTHETIC", "KERNELS", "literal", "assignments", "stream", "add_data_arguments",
+           "kernel_from_args", "learner_from_args", "dataset_names"]
+
+SYNTHETIC = ("xor", "drifting", "switching")
+KERNELS = ("gaussian", "laplacian", "polynomial", "linear")
+
+
+def literal(text: str):
+    """``"0.1"`` -> 0.1, ``"None"`` -> None, ``"hinge"`` -> "hinge"."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def assignments(items, *, lists: bool) -> dict:
+    """``["lam=0.1,1", "tau=100"]`` -> ``{"lam": [0.1, 1], "tau": [100]}`` (or scalars)."""
+    out = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"a parameter is NAME=VALUE, got {item!r}")
+        values = [literal(v) for v in value.split(",")] if lists else literal(value)
+        out[name.strip()] = values
+    return out
+
+
+def stream(args):
+    """``(X, y, description)`` of ``--data``: a file, a benchmark name, or synthetic.
+
+    Uses ``args.data``, ``args.download``, ``args.rounds``, ``args.features`` and
+    ``args.seed`` (see :func:`add_data_arguments`).
+    """
+    from okl.datasets import drifting_mixture, load_libsvm, xor_stream
+
+    spec = args.data
+    if spec in SYNTHETIC:
+        if spec == "xor":
+            X, y = xor_stream(args.rounds, args.features, seed=args.seed)
+            return X, y, f"synthetic xor stream ({args.rounds} x {args.features}, seed {args.seed})"
+        X, y = drifting_mixture(args.rounds, "drift" if spec == "drifting" else "switch",
+                                seed=args.seed)
+        return X, y, f"{spec} Gaussian mixture ({args.rounds} rounds, seed {args.seed})"
+    path = Path(spec)
+    if path.exists():
+        if path.suffix.lower() == ".csv":
+            from okl.datasets.files import load_csv
+
+            X, y = load_csv(path)
+        else:
+            X, y = load_libsvm(path)
+        return X, y, str(path)
+    from okl.datasets import fetch
+
+    if spec.lower() in {k.lower() for k in fetch.DATASETS}:
+        X, y = fetch.load(spec, download=args.download)
+        return X, y, spec
+    raise ValueError(f"--data {spec!r} is neither a file, a benchmark dataset "
+                     f"({', '.join(sorted(fetch.DATASETS))}) nor a synthetic stream "
+                     f"({', '.join(SYNTHETIC)})")
+
+
+def add_data_arguments(parser):
+    """``--data``, ``--download``, ``--rounds``, ``--features``, ``--seed``."""
+    parser.add_argument("--data", default="xor",
+                        help="a LIBSVM/CSV file, a benchmark dataset name (a9a, w8a, ...) or "
+                             "a synthetic stream: " + ", ".join(SYNTHETIC) + " (default xor)")
+    parser.add_argument("--download", action="store_true",
+                        help="download a benchmark dataset that is not cached yet")
+    parser.add_argument("--rounds", type=int, default=20_000, help="synthetic stream length")
+    parser.add_argument("--features", type=int, default=10, help="synthetic stream dimension")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def kernel_from_args(args):
+    """The kernel of ``--kernel`` with ``--sigma`` / ``--degree``."""
+    from okl.experiments.sweep import make_kernel
+
+    kparams = {"gaussian": {"sigma": args.sigma}, "laplacian": {"sigma": args.sigma},
+               "polynomial": {"degree": args.degree}, "linear": {}}[args.kernel]
+    return make_kernel(args.kernel, **kparams)
+
+
+def learner_from_args(args, names_of=None):
+    """The learner of ``--learner`` with ``-p NAME=VALUE``, the kernel of the kernel
+    arguments (if it takes one) and ``--seed`` (if it takes one and none is given).
+
+    ``names_of(cls, params)`` gives the parameters the class accepts (default
+    ``okl.experiments.sweep.parameter_names``); a parameter it does not accept is a
+    ``ValueError`` listing the ones it does.
+    """
+    from okl.experiments.sweep import learner_class, parameter_names
+
+    cls = learner_class(args.learner)
+    params = assignments(args.param, lists=False)
+    names = (names_of or parameter_names)(cls, params)
+    if "kernel" in names:
+        params["kernel"] = kernel_from_args(args)
+    if "seed" in names:
+        params.setdefault("seed", args.seed)
+    unknown = sorted(set(params) - set(names))
+    if unknown:
+        raise ValueError(f"{cls.__name__} takes no parameter(s) {unknown}; its parameters: "
+                         f"{list(names)}")
+    return cls(**params)
+
+
+def dataset_names(values) -> list[str] | None:
+    """``--datasets a9a magic04`` or ``--datasets a9a,magic04`` -> ``["a9a", "magic04"]``
+    (``None`` when not given)."""
+    if not values:
+        return None
+    out = []
+    for v in values:
+        out += [s.strip() for s in str(v).split(",") if s.strip()]
+    return out or None
