@@ -112,4 +112,13 @@ LEARNERS = [
                          B=40, T=600, seed=0),
     lambda: okl.BATBooks(kernels=[okl.Gaussian(1.0), okl.Laplacian(2.0)], loss="absolute",
                          B=30, T=600, eta="doubling", ell_max="doubling", seed=1),
+    lambda: okl.OKS(kernels=[okl.Gaussian(0.5), okl.Gaussian(2.0), okl.Laplacian(1.0)],
+                    T=600, delta=0.2, seed=1),
+    lambda: okl.BOKS(kernels=[okl.Gaussian(0.5), okl.Gaussian(2.0)], loss="absolute", B=30,
+                     T=600, seed=2),
+    lambda: okl.ISKA(kernels=[okl.Gaussian(0.5), okl.Gaussian(1.0), okl.Gaussian(2.0)], B=20,
+                     T=600, seed=3),
+    lambda: okl.BOMKR(kernels=[okl.Gaussian(0.5), okl.Laplacian(2.0)], B=20, T=600),
+    lambda: okl.BOMKRV(kernels=[okl.Gaussian(0.5), okl.Gaussian(1.0), okl.Gaussian(2.0)],
+                       B=20, T=600),
 ]

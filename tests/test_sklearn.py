@@ -40,6 +40,14 @@ SKLEARN_CASES = [make for make in LEARNERS
     lambda: okl.NORMA(kernel=okl.Gaussian(3.0), loss="huber", lam=0.01),
     lambda: okl.KernelAWV(kernel=okl.Gaussian(3.0), lam=1.0),
     lambda: okl.PKAWV(basis="taylor", kernel=okl.Gaussian(3.0), lam=1.0, M=2),
+    # the selection baselines: T for partial_fit; wide kernels and larger steps than the
+    # papers' 5/sqrt(T) for one pass over the 200-row regression check
+    lambda: okl.BOKS(kernels=[okl.Gaussian(3.0), okl.Gaussian(6.0)], loss="absolute", B=200,
+                     T=1000, lam=0.5, importance_weighted=False, seed=0),
+    lambda: okl.BOMKR(kernels=[okl.Gaussian(3.0), okl.Gaussian(6.0)], B=400, T=1000,
+                      eta=0.5, lam=0.01),
+    lambda: okl.BOMKRV(kernels=[okl.Gaussian(3.0), okl.Gaussian(6.0)], B=200, T=1000,
+                       eta=0.5, lam=0.01),
 ]
 
 

@@ -246,6 +246,14 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
         p, n = self._iska_sets()
         return np.concatenate([p.coefficients, n.coefficients])
 
+    def decision_function(self, X) -> np.ndarray:
+        """Scores ``f_t(x)`` of the current hypothesis; 1 while both buffers are empty (the
+        R code's ``f_t = 1``), also before the first example."""
+        if self.n_features is None:
+            from okl._validation import as_stream
+            return np.ones(as_stream(X).T)
+        return super().decision_function(X)
+
     def block_sums(self):
         """``(beta_+, beta_-, gamma)``, one entry per candidate kernel."""
         return self._iska_block_sums()
