@@ -182,45 +182,72 @@ cdef void kernel_row(const KernelParams* kp, const double* S, int ld, const doub
 
 
 # ----------------------------------------------------------------------------
-# Streams: dense or CSR rows with their norms, behind one row accessor
+# Streams: dense or CSR rows behind one row accessor; validation in one pass
 # ----------------------------------------------------------------------------
 
-cdef class Stream:
-    """Rows of a dense C-contiguous float64 matrix or of a CSR matrix.
+cdef extern from "_vcheck.h":
+    long long okl_first_nonfinite(const double* v, long long n) noexcept nogil
+    void okl_row_norms(const double* v, int n, double* sq, double* l1) noexcept nogil
 
-    Built by ``okl._validation.as_stream`` after the input was checked; the
-    arrays are kept alive here and read through raw pointers in the loop.
+
+# a CSR row must never carry indices == NULL (that marks a dense row): rows of a
+# matrix without stored values point here
+cdef double _NO_DATA[1]
+cdef int _NO_INDICES[1]
+
+
+cdef class Stream:
+    """Rows of a dense C-contiguous float64 matrix or of a canonical CSR matrix.
+
+    Built by ``okl._validation.as_stream`` (or ``_core._stream_of``) after the
+    input was checked; the arrays are kept alive here and read through raw
+    pointers in the loop, never copied.  ``||x||^2`` and ``||x||_1`` of a row are
+    computed when ``row`` hands it out (one pass over its non-zeros, in cache
+    just before the kernel row reads them) unless arrays of them were given, so
+    a stream costs no memory beyond its input.
     """
-    def __cinit__(self, X, sqnorm, l1norm):
+    def __cinit__(self, X=None, sqnorm=None, l1norm=None):
         cdef const double[:, ::1] dense
         cdef const double[::1] values
         cdef const int[::1] idx
         cdef const long long[::1] ptr
-        cdef const double[::1] sq = sqnorm
-        cdef const double[::1] l1 = l1norm
+        cdef const double[::1] sq
+        cdef const double[::1] l1
+        self.sqnorm = NULL
+        self.l1norm = NULL
+        self.indptr = NULL
+        self.indices = NULL
+        self.data = NULL
+        self.T = 0
+        self.d = 0
+        self.sparse = False
+        if X is None:           # filled in by _stream_of
+            return
         self.T = X.shape[0]
         self.d = X.shape[1]
         self.sparse = not isinstance(X, np.ndarray)
         self._keep = (X, sqnorm, l1norm)
         if self.sparse:
             data, indices, indptr = X.data, X.indices, X.indptr
-            if data.shape[0] == 0:
-                # a CSR row must never carry indices == NULL (that marks a dense row)
-                data, indices = np.zeros(1), np.zeros(1, dtype=np.int32)
             self._keep = (X, sqnorm, l1norm, data, indices, indptr)
-            values = data
-            idx = indices
             ptr = indptr
-            self.data = &values[0]
-            self.indices = &idx[0]
             self.indptr = &ptr[0]
+            if data.shape[0] == 0:
+                self.data = _NO_DATA
+                self.indices = _NO_INDICES
+            else:
+                values = data
+                idx = indices
+                self.data = &values[0]
+                self.indices = &idx[0]
         else:
             dense = X
             self.data = &dense[0, 0]
-            self.indices = NULL
-            self.indptr = NULL
-        self.sqnorm = &sq[0]
-        self.l1norm = &l1[0]
+        if sqnorm is not None:
+            sq = sqnorm
+            l1 = l1norm
+            self.sqnorm = &sq[0]
+            self.l1norm = &l1[0]
 
     cdef void row(self, Py_ssize_t t, Row* out) noexcept nogil:
         cdef long long start
@@ -233,8 +260,307 @@ cdef class Stream:
             out.data = self.data + start
             out.indices = self.indices + start
             out.nnz = <int> (self.indptr[t + 1] - start)
-        out.sqnorm = self.sqnorm[t]
-        out.l1norm = self.l1norm[t]
+        if self.sqnorm != NULL:
+            out.sqnorm = self.sqnorm[t]
+            out.l1norm = self.l1norm[t]
+        else:
+            okl_row_norms(out.data, out.nnz, &out.sqnorm, &out.l1norm)
+
+
+cdef class _CSR32Stream(Stream):
+    """A CSR stream whose ``indptr`` is int32 (scipy's choice for matrices that fit),
+    read as it is instead of being copied to int64."""
+    cdef const int* indptr32
+    cdef int own_ptr[2]       # [0, nnz] of a single row whose indptr is not int32
+
+    cdef void row(self, Py_ssize_t t, Row* out) noexcept nogil:
+        cdef int start = self.indptr32[t]
+        out.data = self.data + start
+        out.indices = self.indices + start
+        out.nnz = self.indptr32[t + 1] - start
+        okl_row_norms(out.data, out.nnz, &out.sqnorm, &out.l1norm)
+
+
+# -- validation: one pass, no temporaries -----------------------------------------
+
+cdef inline bint _is_c_float64(object a, int ndim):
+    return (isinstance(a, np.ndarray) and cnp.PyArray_NDIM(<cnp.ndarray> a) == ndim
+            and cnp.PyArray_TYPE(<cnp.ndarray> a) == cnp.NPY_FLOAT64
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray> a))
+
+
+cdef inline bint _is_c_int(object a, int typenum):
+    return (isinstance(a, np.ndarray) and cnp.PyArray_NDIM(<cnp.ndarray> a) == 1
+            and cnp.PyArray_TYPE(<cnp.ndarray> a) == typenum
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray> a))
+
+
+def _first_nonfinite(cnp.ndarray a):
+    """Flat index of the first NaN or infinity of a C-contiguous float64 array, or -1.
+
+    The GIL is released during the scan (large inputs)."""
+    if not (cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT64 and cnp.PyArray_IS_C_CONTIGUOUS(a)):
+        raise TypeError("a C-contiguous float64 array is required")
+    cdef const double* p = <const double*> cnp.PyArray_DATA(a)
+    cdef long long n = cnp.PyArray_SIZE(a), i
+    if n < 65536:
+        return okl_first_nonfinite(p, n)
+    with nogil:
+        i = okl_first_nonfinite(p, n)
+    return i
+
+
+# codes of _csr_scan, in order of precedence
+CSR_OK = 0
+CSR_UNSORTED = 1          # unsorted or duplicate column indices in a row: fixable by a copy
+CSR_NONFINITE = 2         # a NaN or infinite value
+CSR_BAD_INDEX = 3         # a column index outside [0, d)
+CSR_BAD_INDPTR = 4        # indptr not starting at 0, decreasing, or beyond the stored values
+
+ctypedef fused index_t:
+    int
+    long long
+
+
+cdef int _scan_csr(const double* data, const int* indices, const index_t* indptr,
+                   long long nstored, Py_ssize_t T, int d, Py_ssize_t* where) noexcept nogil:
+    """Canonicity and finiteness of a CSR matrix: one pass over ``indptr`` and the
+    column indices, one (vectorized) over the stored values."""
+    cdef Py_ssize_t t, lo, hi, mid
+    cdef long long k, a, b, bad
+    cdef int code = 0, j, prev
+    where[0] = -1
+    if indptr[0] != 0 or indptr[T] > nstored:
+        where[0] = 0 if indptr[0] != 0 else T - 1
+        return 4
+    for t in range(T):
+        a = indptr[t]
+        b = indptr[t + 1]
+        if b < a:
+            where[0] = t
+            return 4
+        prev = -1
+        for k in range(a, b):
+            j = indices[k]
+            if j < 0 or j >= d:
+                where[0] = t
+                return 3
+            if j <= prev and code == 0:
+                code = 1
+                where[0] = t
+            prev = j
+    bad = okl_first_nonfinite(data, indptr[T])
+    if bad >= 0:
+        lo = 0                  # the row holding stored value ``bad``: indptr[lo] <= bad
+        hi = T                  # < indptr[lo + 1]
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if indptr[mid] <= bad:
+                lo = mid
+            else:
+                hi = mid
+        where[0] = lo
+        return 2
+    return code
+
+
+def _csr_scan(data, indices, indptr, Py_ssize_t T, int d):
+    """``(code, row)`` of ``_scan_csr`` for a CSR triple: float64 ``data``, int32
+    ``indices`` and int32 or int64 ``indptr`` (C-contiguous; checked here).  The GIL
+    is released for large matrices."""
+    if not (_is_c_float64(data, 1) and _is_c_int(indices, cnp.NPY_INT32)):
+        raise TypeError("float64 data and int32 indices are required")
+    if cnp.PyArray_DIM(<cnp.ndarray> indptr, 0) != T + 1:
+        return CSR_BAD_INDPTR, 0
+    cdef long long nstored = min(cnp.PyArray_DIM(<cnp.ndarray> data, 0),
+                                 cnp.PyArray_DIM(<cnp.ndarray> indices, 0))
+    cdef const double* dp = <const double*> cnp.PyArray_DATA(<cnp.ndarray> data)
+    cdef const int* ip = <const int*> cnp.PyArray_DATA(<cnp.ndarray> indices)
+    cdef const int* p32
+    cdef const long long* p64
+    cdef Py_ssize_t where = -1
+    cdef int code
+    cdef bint big = nstored > 65536
+    if _is_c_int(indptr, cnp.NPY_INT32):
+        p32 = <const int*> cnp.PyArray_DATA(<cnp.ndarray> indptr)
+        if big:
+            with nogil:
+                code = _scan_csr(dp, ip, p32, nstored, T, d, &where)
+        else:
+            code = _scan_csr(dp, ip, p32, nstored, T, d, &where)
+    elif _is_c_int(indptr, cnp.NPY_INT64):
+        p64 = <const long long*> cnp.PyArray_DATA(<cnp.ndarray> indptr)
+        if big:
+            with nogil:
+                code = _scan_csr(dp, ip, p64, nstored, T, d, &where)
+        else:
+            code = _scan_csr(dp, ip, p64, nstored, T, d, &where)
+    else:
+        raise TypeError("int32 or int64 indptr is required")
+    return code, where
+
+
+def _stream_of(X, data=None, indices=None, indptr=None, Py_ssize_t T=0, int d=0):
+    """A ``Stream`` over checked arrays, without copying them: a C-contiguous float64
+    ``X``, or (``X=None``) a canonical CSR triple with float64 ``data``, int32
+    ``indices`` and int32 or int64 ``indptr``, of shape ``(T, d)``."""
+    cdef Stream s
+    cdef _CSR32Stream s32
+    if X is not None:
+        if not _is_c_float64(X, 2):
+            raise TypeError("a C-contiguous float64 2-D array is required")
+        s = Stream.__new__(Stream)
+        s.T = cnp.PyArray_DIM(<cnp.ndarray> X, 0)
+        s.d = <int> cnp.PyArray_DIM(<cnp.ndarray> X, 1)
+        s.data = <const double*> cnp.PyArray_DATA(<cnp.ndarray> X)
+        s._keep = X
+        return s
+    if not (_is_c_float64(data, 1) and _is_c_int(indices, cnp.NPY_INT32)):
+        raise TypeError("float64 data and int32 indices are required")
+    if _is_c_int(indptr, cnp.NPY_INT32):
+        s32 = _CSR32Stream.__new__(_CSR32Stream)
+        s32.indptr32 = <const int*> cnp.PyArray_DATA(<cnp.ndarray> indptr)
+        s = s32
+    elif _is_c_int(indptr, cnp.NPY_INT64):
+        s = Stream.__new__(Stream)
+        s.indptr = <const long long*> cnp.PyArray_DATA(<cnp.ndarray> indptr)
+    else:
+        raise TypeError("int32 or int64 indptr is required")
+    if cnp.PyArray_DIM(<cnp.ndarray> indptr, 0) != T + 1:
+        raise ValueError("indptr must have T + 1 entries")
+    s.T = T
+    s.d = d
+    s.sparse = True
+    if cnp.PyArray_DIM(<cnp.ndarray> data, 0) == 0:
+        s.data = _NO_DATA
+        s.indices = _NO_INDICES
+    else:
+        s.data = <const double*> cnp.PyArray_DATA(<cnp.ndarray> data)
+        s.indices = <const int*> cnp.PyArray_DATA(<cnp.ndarray> indices)
+    s._keep = (data, indices, indptr)
+    return s
+
+
+def _first_bad_label(cnp.ndarray y, bint classification):
+    """Index of the first label of a C-contiguous float64 vector that is not finite
+    (or, for classification, not -1 or +1), or -1."""
+    if not (cnp.PyArray_TYPE(y) == cnp.NPY_FLOAT64 and cnp.PyArray_IS_C_CONTIGUOUS(y)):
+        raise TypeError("a C-contiguous float64 array is required")
+    cdef const double* p = <const double*> cnp.PyArray_DATA(y)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(y), i
+    cdef double v
+    if not classification:
+        return okl_first_nonfinite(p, n)
+    for i in range(n):
+        v = p[i]
+        if v != 1.0 and v != -1.0:
+            return i
+    return -1
+
+
+_CSR_TYPES = None
+
+
+cdef object _csr_types():
+    global _CSR_TYPES
+    if _CSR_TYPES is None:
+        import scipy.sparse as sp
+        _CSR_TYPES = (sp.csr_matrix, sp.csr_array) if hasattr(sp, "csr_array") \
+            else (sp.csr_matrix,)
+    return _CSR_TYPES
+
+
+def _row_stream(x, int d):
+    """A 1-row ``Stream`` over one example without copying it, or ``None``.
+
+    See ``_row_stream_c``."""
+    return _row_stream_c(x, d)
+
+
+cdef Stream _row_stream_c(object x, int d):
+    """A 1-row ``Stream`` over one example without copying it, or ``None``.
+
+    The fast path of ``learn_one``/``predict_one``: a float64 C-contiguous 1-D
+    array or ``(1, d)`` array, or a 1-row CSR matrix with float64 data and int32
+    indices, canonical, finite and ``d`` wide (``d < 0``: any width).  Anything
+    else -- another type, another dtype, a bad value -- returns ``None`` and the
+    caller takes the general path, which converts or raises the ``ValueError``
+    naming the problem.
+    """
+    cdef cnp.ndarray a
+    cdef Stream s
+    cdef _CSR32Stream s32
+    cdef int ndim, n, k, prev, j
+    cdef long long a0, a1
+    cdef const double* dp
+    cdef const int* ip
+    if isinstance(x, np.ndarray):
+        a = <cnp.ndarray> x
+        ndim = cnp.PyArray_NDIM(a)
+        if cnp.PyArray_TYPE(a) != cnp.NPY_FLOAT64 or not cnp.PyArray_IS_C_CONTIGUOUS(a):
+            return None
+        if ndim == 1:
+            n = <int> cnp.PyArray_DIM(a, 0)
+        elif ndim == 2 and cnp.PyArray_DIM(a, 0) == 1:
+            n = <int> cnp.PyArray_DIM(a, 1)
+        else:
+            return None
+        if n == 0 or (d >= 0 and n != d):
+            return None
+        dp = <const double*> cnp.PyArray_DATA(a)
+        if okl_first_nonfinite(dp, n) >= 0:
+            return None
+        s = Stream.__new__(Stream)
+        s.T = 1
+        s.d = n
+        s.data = dp
+        s._keep = x
+        return s
+    if not isinstance(x, _csr_types()):
+        return None
+    shape = x.shape
+    if len(shape) != 2 or shape[0] != 1 or shape[1] == 0 or (d >= 0 and shape[1] != d):
+        return None
+    data, indices, indptr = x.data, x.indices, x.indptr
+    if not (_is_c_float64(data, 1) and _is_c_int(indices, cnp.NPY_INT32)):
+        return None
+    if _is_c_int(indptr, cnp.NPY_INT32):
+        a0 = (<const int*> cnp.PyArray_DATA(<cnp.ndarray> indptr))[0]
+        a1 = (<const int*> cnp.PyArray_DATA(<cnp.ndarray> indptr))[1]
+    elif _is_c_int(indptr, cnp.NPY_INT64):
+        a0 = (<const long long*> cnp.PyArray_DATA(<cnp.ndarray> indptr))[0]
+        a1 = (<const long long*> cnp.PyArray_DATA(<cnp.ndarray> indptr))[1]
+    else:
+        return None
+    if a0 != 0 or a1 < 0 or a1 > cnp.PyArray_DIM(<cnp.ndarray> data, 0) \
+            or a1 > cnp.PyArray_DIM(<cnp.ndarray> indices, 0):
+        return None
+    n = <int> shape[1]
+    dp = <const double*> cnp.PyArray_DATA(<cnp.ndarray> data)
+    ip = <const int*> cnp.PyArray_DATA(<cnp.ndarray> indices)
+    prev = -1
+    for k in range(<int> a1):
+        j = ip[k]
+        if j <= prev or j >= n:
+            return None
+        prev = j
+    if a1 > 0 and okl_first_nonfinite(dp, a1) >= 0:
+        return None
+    s32 = _CSR32Stream.__new__(_CSR32Stream)
+    s32.own_ptr[0] = 0
+    s32.own_ptr[1] = <int> a1
+    s32.indptr32 = s32.own_ptr
+    s32.T = 1
+    s32.d = n
+    s32.sparse = True
+    if a1 == 0:
+        s32.data = _NO_DATA
+        s32.indices = _NO_INDICES
+    else:
+        s32.data = dp
+        s32.indices = ip
+    s32._keep = x
+    return s32
 
 
 # ----------------------------------------------------------------------------
@@ -1178,52 +1504,236 @@ cdef class Learner:
         return self.classification
 
 
+# ----------------------------------------------------------------------------
+# One BLAS thread around a learner's round loop, cheaply
+# ----------------------------------------------------------------------------
+# threadpoolctl's ``limit`` costs ~12 us a call (it re-reads every library's state
+# through ctypes), as much as dozens of rounds.  okl.learners.base binds here, once,
+# the ``openblas_get/set_num_threads`` of each OpenBLAS (pthreads) library that
+# threadpoolctl finds; entering and leaving then costs two C calls.  The count of
+# calls inside the guard is process-wide and changed with the GIL held: the first
+# call in limits, the last one out restores, so threads running learners in
+# parallel never restore each other's limit halfway.
+
+ctypedef int (*_get_threads_t)() noexcept nogil
+ctypedef void (*_set_threads_t)(int) noexcept nogil
+
+cdef int _N_BLAS = 0
+cdef _get_threads_t _BLAS_GET[8]
+cdef _set_threads_t _BLAS_SET[8]
+cdef int _BLAS_SAVED[8]
+cdef long _BLAS_USERS = 0
+
+
+def _blas_bind(pairs):
+    """Bind ``[(get_address, set_address), ...]`` (at most 8); returns how many."""
+    global _N_BLAS
+    if _BLAS_USERS:
+        raise RuntimeError("cannot rebind BLAS thread controls while a guard is active")
+    cdef int n = 0
+    cdef size_t g, s
+    for g, s in pairs[:8]:
+        _BLAS_GET[n] = <_get_threads_t> <void*> g
+        _BLAS_SET[n] = <_set_threads_t> <void*> s
+        n += 1
+    _N_BLAS = n
+    return n
+
+
+def _blas_enter():
+    """Enter the one-BLAS-thread section (limit on the first entry)."""
+    global _BLAS_USERS
+    cdef int i
+    if _BLAS_USERS == 0:
+        for i in range(_N_BLAS):
+            _BLAS_SAVED[i] = _BLAS_GET[i]()
+            if _BLAS_SAVED[i] != 1:
+                _BLAS_SET[i](1)
+    _BLAS_USERS += 1
+
+
+def _blas_exit():
+    """Leave it (restore the saved thread counts on the last exit)."""
+    global _BLAS_USERS
+    cdef int i
+    if _BLAS_USERS <= 0:
+        return
+    _BLAS_USERS -= 1
+    if _BLAS_USERS == 0:
+        for i in range(_N_BLAS):
+            if _BLAS_SAVED[i] != 1:
+                _BLAS_SET[i](_BLAS_SAVED[i])
+
+
 # rounds between two checks for Ctrl-C during a run
 cdef Py_ssize_t SIGNAL_CHECK_EVERY = 4096
 
 
-def _drive(Learner L, Stream s, const double[::1] y, double[::1] scores,
-           double[::1] losses, unsigned char[::1] mistakes, int[::1] budget):
+cdef Py_ssize_t _rounds(Learner L, Stream s, const double* y, double* scores,
+                        double* losses, unsigned char* mistakes, int* budget,
+                        Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+    """Rounds ``start .. stop - 1`` of ``s``; returns the end of the completed ones
+    (``stop``, or the round whose ``update`` set ``L.error``).  The per-round records
+    are written where their array is given (``NULL``: ``partial_fit`` keeps none);
+    ``loss`` is called either way, so a learner sees the same calls."""
+    cdef Py_ssize_t t
+    cdef Row row
+    cdef double f, yt, lt
+    for t in range(start, stop):
+        s.row(t, &row)
+        L.t += 1
+        f = L.score(&row)
+        yt = y[t]
+        lt = L.loss(yt, f)
+        if scores != NULL:
+            scores[t] = f
+            losses[t] = lt
+            mistakes[t] = L.classification and yt * f <= 0.0
+        L.update(&row, yt, f)
+        if L.error:
+            return t
+        if budget != NULL:
+            budget[t] = L.size()
+    return stop
+
+
+cdef inline void* _data_or_null(object a, int typenum, Py_ssize_t n,
+                                bint write=True) except? NULL:
+    if a is None:
+        return NULL
+    if not (isinstance(a, np.ndarray) and cnp.PyArray_NDIM(<cnp.ndarray> a) == 1
+            and cnp.PyArray_TYPE(<cnp.ndarray> a) == typenum
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray> a)
+            and (cnp.PyArray_ISWRITEABLE(<cnp.ndarray> a) or not write)
+            and cnp.PyArray_DIM(<cnp.ndarray> a, 0) >= n):
+        raise TypeError("labels and per-round arrays must be C-contiguous vectors of T "
+                        "entries of the driver's types (the latter writeable)")
+    return cnp.PyArray_DATA(<cnp.ndarray> a)
+
+
+def _drive(Learner L, Stream s, y, scores=None, losses=None, mistakes=None, budget=None):
     """Run ``L`` over every row of ``s``; returns the number of completed rounds.
 
-    Stops early if ``update`` sets ``L.error``; every ``SIGNAL_CHECK_EVERY``
-    rounds it briefly takes the GIL so that Ctrl-C (or any signal handler's
-    exception) gets through; the exception is re-raised once the round in
-    progress is complete, so the learner holds exactly the completed rounds.
+    ``y`` is a float64 C-contiguous vector of ``s.T`` labels; ``scores``,
+    ``losses`` (float64), ``mistakes`` (uint8) and ``budget`` (intc) receive the
+    per-round records, or are all ``None`` (nothing recorded).  The rounds run
+    without the GIL, in blocks of ``SIGNAL_CHECK_EVERY``; between two blocks the
+    GIL is taken briefly so that Ctrl-C (or any signal handler's exception) gets
+    through: it is re-raised there, so the learner holds exactly the completed
+    rounds.  Stops early if ``update`` sets ``L.error``.
     """
-    cdef Py_ssize_t t, done = 0
+    cdef Py_ssize_t T = s.T, done = 0, stop
+    cdef const double* yp = <const double*> _data_or_null(y, cnp.NPY_FLOAT64, T, False)
+    if yp == NULL:
+        raise TypeError("y is required")
+    cdef double* sc = <double*> _data_or_null(scores, cnp.NPY_FLOAT64, T)
+    cdef double* ls = <double*> _data_or_null(losses, cnp.NPY_FLOAT64, T)
+    cdef unsigned char* mk = <unsigned char*> _data_or_null(mistakes, cnp.NPY_UINT8, T)
+    cdef int* bd = <int*> _data_or_null(budget, cnp.NPY_INT, T)
+    if (sc == NULL) != (ls == NULL) or (sc == NULL) != (mk == NULL) \
+            or (sc == NULL) != (bd == NULL):
+        raise TypeError("give all four per-round arrays or none")
+    while done < T:
+        stop = min(T, done + SIGNAL_CHECK_EVERY)
+        with nogil:
+            done = _rounds(L, s, yp, sc, ls, mk, bd, done, stop)
+        if done < stop or done == T:
+            break
+        try:
+            PyErr_CheckSignals()
+        except BaseException as exc:
+            if hasattr(exc, "add_note"):
+                exc.add_note(f"okl: run stopped after {done} of {T} rounds; the learner "
+                             "holds exactly the completed rounds")
+            raise
+    return done
+
+
+def _learn_one(Learner L, Stream s, double y):
+    """One round on the first row of ``s`` (the GIL released); False if ``update``
+    failed (``L.error``)."""
     cdef Row row
     cdef double f
-    cdef bint interrupted = False
-    cdef object signal_exc = None
+    s.row(0, &row)
     with nogil:
-        for t in range(s.T):
-            s.row(t, &row)
+        L.t += 1
+        f = L.score(&row)
+        L.loss(y, f)
+        L.update(&row, y, f)
+    return not L.error
+
+
+cdef inline int _label_of(object y, bint classification, double* out):
+    """A float (Python or NumPy) label that passes the checks of ``check_label``."""
+    cdef double v
+    if not isinstance(y, float):        # np.float64 is a float too
+        return 0
+    v = y
+    if classification:
+        if v != 1.0 and v != -1.0:
+            return 0
+    elif v - v != 0.0:
+        return 0
+    out[0] = v
+    return 1
+
+
+def _learn_one_fast(Learner L, lock, x, y):
+    """``learn_one`` in one call when nothing needs Python: ``L`` has seen its first
+    example, ``x`` is a float64 vector / 1-row array / 1-row CSR (float64, int32)
+    that passes the checks, and ``y`` a float label that does.  Returns ``None``
+    (nothing done, nothing changed) when the general path must handle the call;
+    otherwise ``True``, or ``False`` if ``update`` failed.  Holds ``lock`` (the
+    learner's) from the checks to the end of the round."""
+    cdef Stream s
+    cdef Row row
+    cdef double v, f
+    lock.acquire()
+    try:
+        if L.d < 0:
+            return None
+        s = _row_stream_c(x, L.d)
+        if s is None or not _label_of(y, L.classification, &v):
+            return None
+        s.row(0, &row)
+        with nogil:
             L.t += 1
             f = L.score(&row)
-            scores[t] = f
-            losses[t] = L.loss(y[t], f)
-            mistakes[t] = L.classification and y[t] * f <= 0.0
-            L.update(&row, y[t], f)
-            if L.error:
-                break
-            budget[t] = L.size()
-            done = t + 1
-            if done % SIGNAL_CHECK_EVERY == 0:
-                with gil:
-                    try:
-                        PyErr_CheckSignals()
-                    except BaseException as exc:
-                        signal_exc = exc
-                        interrupted = True
-                if interrupted:
-                    break
-    if interrupted:
-        if hasattr(signal_exc, "add_note"):
-            signal_exc.add_note(f"okl: run stopped after {done} of {s.T} rounds; the learner "
-                                "holds exactly the completed rounds")
-        raise signal_exc
-    return done
+            L.loss(v, f)
+            L.update(&row, v, f)
+        return not L.error
+    finally:
+        lock.release()
+
+
+def _predict_one_fast(Learner L, lock, x):
+    """``f(x)`` for ``predict_one`` in one call (see ``_learn_one_fast``), or ``None``."""
+    cdef Stream s
+    cdef Row row
+    cdef double f
+    lock.acquire()
+    try:
+        if L.d < 0:
+            return None
+        s = _row_stream_c(x, L.d)
+        if s is None:
+            return None
+        s.row(0, &row)
+        with nogil:
+            f = L.score(&row)
+        return f
+    finally:
+        lock.release()
+
+
+def _predict_one(Learner L, Stream s):
+    """``f(x)`` of the current hypothesis on the first row of ``s``."""
+    cdef Row row
+    cdef double f
+    s.row(0, &row)
+    with nogil:
+        f = L.score(&row)
+    return f
 
 
 def _decide(Learner L, Stream s):

@@ -10,6 +10,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from okl import _core
+
 
 #: the loss codes of the typed cores (okl/_losses.pxd), by name
 LOSS_CODES = {"hinge": 0, "logistic": 1, "squared": 2, "absolute": 3}
@@ -17,29 +19,14 @@ LOSS_CODES = {"hinge": 0, "logistic": 1, "squared": 2, "absolute": 3}
 CLASSIFICATION_LOSSES = frozenset({"hinge", "logistic"})
 
 
-def check_matrix(X, d: int = -1, name: str = "X"):
-    """Return ``X`` as a C-contiguous float64 array or a canonical CSR matrix.
+def _dense(X, name):
+    """``X`` as a C-contiguous float64 2-D array, checked finite in one pass.
 
-    CSR matrices come back with float64 data, int32 indices and int64 indptr,
-    which is what ``okl._core.Stream`` reads.
+    An input that already is one is returned as it is (no copy); anything else is
+    converted once (``np.ascontiguousarray``).
     """
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        if X.ndim != 2:
-            raise ValueError(f"{name} must be 2-D, got {X.ndim} dimensions")
-        if not (np.issubdtype(X.dtype, np.floating) or np.issubdtype(X.dtype, np.integer)
-                or X.dtype == bool):
-            raise ValueError(f"{name} must be numeric, got dtype {X.dtype}")
-        X = X.astype(np.float64, copy=True)
-        X.sum_duplicates()
-        X.sort_indices()  # kernel rows walk CSR indices in order
-        bad = np.flatnonzero(~np.isfinite(X.data))
-        if bad.size:
-            row = int(np.searchsorted(X.indptr, bad[0], side="right") - 1)
-            raise ValueError(f"{name} contains NaN or infinity (row {row})")
-        X.indices = X.indices.astype(np.int32, copy=False)
-        X.indptr = X.indptr.astype(np.int64, copy=False)
-    else:
+    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float64
+            and X.flags.c_contiguous):
         try:
             X = np.asarray(X)
         except Exception as exc:  # ragged lists and the like
@@ -49,22 +36,104 @@ def check_matrix(X, d: int = -1, name: str = "X"):
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D (rounds x features), got shape {X.shape}")
         X = np.ascontiguousarray(X, dtype=np.float64)
-        finite = np.isfinite(X)
-        if not finite.all():
-            row = int(np.flatnonzero(~finite.all(axis=1))[0])
-            raise ValueError(f"{name} contains NaN or infinity (row {row})")
-    if X.shape[0] == 0:
+    bad = _core._first_nonfinite(X)
+    if bad >= 0:
+        raise ValueError(f"{name} contains NaN or infinity (row {bad // X.shape[1]})")
+    return X
+
+
+def _index_array(a, name, *, bound=None):
+    """A C-contiguous int32 copy of an index array when it is not one already; values
+    are range-checked before an int64 array is narrowed (no silent wrap-around)."""
+    if a.dtype == np.int32 and a.flags.c_contiguous:
+        return a
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"{name} has non-integer CSR indices (dtype {a.dtype})")
+    if bound is not None and a.size and (a.min() < 0 or a.max() >= bound):
+        bad = int(np.flatnonzero((a < 0) | (a >= bound))[0])
+        raise ValueError(f"{name} has a column index outside [0, {bound}) (stored value {bad})")
+    return np.ascontiguousarray(a, dtype=np.int32)
+
+
+def _csr_parts(X, name):
+    """``(data, indices, indptr, T, d)`` of a sparse ``X``: canonical CSR (sorted,
+    distinct column indices), finite, float64 data and int32 indices.
+
+    One typed pass checks a CSR input; it is used as it is when it passes (no
+    copy).  Only what must change is copied: another sparse format, another
+    dtype, int64 indices (narrowed to int32), or unsorted / duplicate indices
+    (summed and sorted in a copy, as scipy's ``sum_duplicates``).
+    """
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got {X.ndim} dimensions")
+    if not (np.issubdtype(X.dtype, np.floating) or np.issubdtype(X.dtype, np.integer)
+            or X.dtype == bool):
+        raise ValueError(f"{name} must be numeric, got dtype {X.dtype}")
+    if X.format != "csr":
+        X = X.tocsr()
+    T, d = X.shape
+    for attempt in range(2):
+        data = X.data
+        if not (data.dtype == np.float64 and data.flags.c_contiguous and data.ndim == 1):
+            data = np.ascontiguousarray(data, dtype=np.float64)
+        indices = _index_array(X.indices, name, bound=d)
+        indptr = X.indptr
+        if not ((indptr.dtype == np.int32 or indptr.dtype == np.int64)
+                and indptr.flags.c_contiguous):
+            indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        code, where = _core._csr_scan(data, indices, indptr, T, d)
+        if code == _core.CSR_OK:
+            return data, indices, indptr, T, d
+        if code == _core.CSR_NONFINITE:
+            raise ValueError(f"{name} contains NaN or infinity (row {where})")
+        if code == _core.CSR_BAD_INDEX:
+            raise ValueError(f"{name} is not a valid CSR matrix: row {where} has a column "
+                             f"index outside [0, {d})")
+        if code == _core.CSR_BAD_INDPTR:
+            raise ValueError(f"{name} is not a valid CSR matrix: indptr is not a "
+                             f"non-decreasing sequence from 0 within the stored values "
+                             f"(row {where})")
+        # unsorted or duplicate indices: sum and sort them in a copy
+        X = sp.csr_matrix((data, indices, indptr), shape=(T, d), copy=True)
+        X.sum_duplicates()
+        X.sort_indices()  # kernel rows walk CSR indices in order
+    raise AssertionError("a summed and sorted CSR matrix must be canonical")
+
+
+def _check_shape(T, d, want_d, name):
+    if T == 0:
         raise ValueError(f"{name} is empty: a stream needs at least one round")
-    if X.shape[1] == 0:
+    if d == 0:
         raise ValueError(f"{name} has no features")
-    if d >= 0 and X.shape[1] != d:
-        raise ValueError(f"{name} has {X.shape[1]} features, but this learner has seen "
-                         f"{d}-dimensional inputs")
+    if want_d >= 0 and d != want_d:
+        raise ValueError(f"{name} has {d} features, but this learner has seen "
+                         f"{want_d}-dimensional inputs")
+
+
+def check_matrix(X, d: int = -1, name: str = "X"):
+    """Return ``X`` as a C-contiguous float64 array or a canonical CSR matrix.
+
+    CSR matrices come back with float64 data and int32 indices (``indptr`` int32
+    or int64), which is what ``okl._core.Stream`` reads.  An input already in
+    that form is returned without a copy; the check is one pass over it.
+    """
+    if sp.issparse(X):
+        data, indices, indptr, T, dd = _csr_parts(X, name)
+        _check_shape(T, dd, d, name)
+        if (isinstance(X, sp.csr_matrix) and X.data is data and X.indices is indices
+                and X.indptr is indptr):
+            return X
+        out = sp.csr_matrix((T, dd))
+        out.data, out.indices, out.indptr = data, indices, indptr
+        return out
+    X = _dense(X, name)
+    _check_shape(X.shape[0], X.shape[1], d, name)
     return X
 
 
 def row_norms(X):
-    """Squared Euclidean and L1 norms of each row."""
+    """Squared Euclidean and L1 norms of each row (the stream computes them per row
+    itself; this is for callers that want the arrays)."""
     if sp.issparse(X):
         sq = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
         l1 = np.asarray(abs(X).sum(axis=1), dtype=np.float64).ravel()
@@ -75,18 +144,33 @@ def row_norms(X):
 
 
 def as_stream(X, d: int = -1, name: str = "X"):
-    """Check ``X`` and wrap it as an ``okl._core.Stream``."""
-    from okl._core import Stream
-
-    X = check_matrix(X, d, name)
-    sq, l1 = row_norms(X)
-    return Stream(X, sq, l1)
+    """Check ``X`` and wrap it as an ``okl._core.Stream`` (no copy of a float64
+    C-contiguous array or of a canonical CSR matrix with float64 data and int32
+    indices; rows' norms are computed by the stream as it hands them out)."""
+    if sp.issparse(X):
+        data, indices, indptr, T, dd = _csr_parts(X, name)
+        _check_shape(T, dd, d, name)
+        return _core._stream_of(None, data, indices, indptr, T, dd)
+    X = _dense(X, name)
+    _check_shape(X.shape[0], X.shape[1], d, name)
+    return _core._stream_of(X)
 
 
 def check_row(x, d: int = -1, name: str = "x"):
-    """One example as a 1-row stream: accepts a 1-D array or a 1-row matrix."""
+    """One example as a 1-row stream: accepts a 1-D array or a 1-row matrix.
+
+    A float64 vector, ``(1, d)`` array or 1-row CSR matrix (float64 data, int32
+    indices) that passes the checks is wrapped as it is (``_core._row_stream``,
+    about a microsecond); anything else goes through ``as_stream``.
+    """
+    stream = _core._row_stream(x, d)
+    if stream is not None:
+        return stream
     if not sp.issparse(x):
-        x = np.asarray(x)
+        try:
+            x = np.asarray(x)
+        except Exception as exc:
+            raise ValueError(f"{name} must be a 1-D numeric array: {exc}") from None
         if x.dtype.kind in "biuf" and x.ndim == 1:
             x = x.reshape(1, -1)
     stream = as_stream(x, d, name)
@@ -97,26 +181,40 @@ def check_row(x, d: int = -1, name: str = "x"):
 
 def check_labels(y, n: int, classification: bool, name: str = "y"):
     """``y`` as a float64 vector of length ``n``; in {-1, +1} for classification."""
-    try:
-        y = np.asarray(y)
-    except Exception as exc:
-        raise ValueError(f"{name} must be a 1-D numeric array: {exc}") from None
-    if y.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must be numeric, got dtype {y.dtype}")
+    if not (isinstance(y, np.ndarray) and y.dtype == np.float64 and y.flags.c_contiguous):
+        try:
+            y = np.asarray(y)
+        except Exception as exc:
+            raise ValueError(f"{name} must be a 1-D numeric array: {exc}") from None
+        if y.dtype.kind not in "biuf":
+            raise ValueError(f"{name} must be numeric, got dtype {y.dtype}")
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
     if y.shape[0] != n:
         raise ValueError(f"{name} has {y.shape[0]} labels for {n} rounds")
     y = np.ascontiguousarray(y, dtype=np.float64)
-    if not np.isfinite(y).all():
+    if _core._first_bad_label(y, False) >= 0:
         raise ValueError(f"{name} contains NaN or infinity (round {int(np.flatnonzero(~np.isfinite(y))[0])})")
-    if classification:
+    if classification and _core._first_bad_label(y, True) >= 0:
         bad = (y != 1.0) & (y != -1.0)
-        if bad.any():
-            found = np.unique(y[bad])[:5]
-            raise ValueError(f"{name} must hold labels -1 or +1 for classification; "
-                             f"found {found.tolist()} (round {int(np.flatnonzero(bad)[0])})")
+        found = np.unique(y[bad])[:5]
+        raise ValueError(f"{name} must hold labels -1 or +1 for classification; "
+                         f"found {found.tolist()} (round {int(np.flatnonzero(bad)[0])})")
     return y
+
+
+_SCALARS = (float, int, np.floating, np.integer)
+_BOOLS = (bool, np.bool_)
+
+
+def check_label(y, classification: bool, name: str = "y") -> float:
+    """One label as a float (``learn_one``): finite, and -1 or +1 for classification.
+    A 1-element array is accepted too; anything wrong raises as ``check_labels``."""
+    if isinstance(y, _SCALARS) and not isinstance(y, _BOOLS):
+        v = float(y)
+        if (v == 1.0 or v == -1.0) if classification else (v - v == 0.0):
+            return v
+    return float(check_labels(np.atleast_1d(y), 1, classification, name)[0])
 
 
 # -- parameters -----------------------------------------------------------------

@@ -381,8 +381,10 @@ cdef class TaylorAWVCore(Learner):
         out = np.empty(s.T)
         cdef double[::1] o = out
         cdef Py_ssize_t t
+        cdef Row row
         for t in range(s.T):
-            o[t] = s.sqnorm[t]
+            s.row(t, &row)          # the stream computes a row's norms as it hands it out
+            o[t] = row.sqnorm
         return out
 
     def _taylor_values(self):

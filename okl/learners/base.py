@@ -12,40 +12,217 @@ pickling that resumes mid-stream with an identical continuation.
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
+import threading
 import time
+import types
 
 import numpy as np
 
 from okl import _core
-from okl._validation import as_stream, check_labels, check_row
+from okl._validation import as_stream, check_label, check_labels, check_row
 from okl.trace import Trace
 
-__all__ = ["OnlineLearner", "HorizonLearner"]
+__all__ = ["OnlineLearner", "HorizonLearner", "one_blas_thread", "serialized"]
 
-_BLAS_CONTROLLER = None
+
+# ----------------------------------------------------------------------------------
+# One BLAS thread around round loops that call BLAS/LAPACK
+# ----------------------------------------------------------------------------------
+
+_BLAS_MODE = None           # "fast" (okl._core binds OpenBLAS), "slow" (threadpoolctl), "none"
+_BLAS_SLOW = {"users": 0, "limiter": None, "controller": None}
+_BLAS_SLOW_LOCK = threading.Lock()
+
+
+def _bind_blas() -> str:
+    """Find the BLAS libraries once: OpenBLAS with its own threads (the wheels of
+    numpy and scipy) is driven through ``okl._core._blas_enter``/``_blas_exit`` (two C
+    calls); anything else (OpenMP builds, MKL, BLIS) through threadpoolctl."""
+    global _BLAS_MODE
+    if _BLAS_MODE is not None:
+        return _BLAS_MODE
+    mode = "none"
+    try:
+        import ctypes
+
+        from threadpoolctl import ThreadpoolController
+
+        ctl = ThreadpoolController()
+        blas = [lc for lc in ctl.lib_controllers if lc.user_api == "blas"]
+        pairs = []
+        for lc in blas:
+            get = set_ = None
+            if lc.internal_api == "openblas" and getattr(lc, "threading_layer", "") != "openmp":
+                get = lc._get_symbol("openblas_get_num_threads")
+                set_ = lc._get_symbol("openblas_set_num_threads")
+            if get is None or set_ is None:
+                pairs = None
+                break
+            pairs.append((ctypes.cast(get, ctypes.c_void_p).value,
+                          ctypes.cast(set_, ctypes.c_void_p).value))
+        if pairs is None:
+            _BLAS_SLOW["controller"] = ctl
+            mode = "slow"
+        elif pairs and _core._blas_bind(pairs) == len(pairs):
+            mode = "fast"
+    except Exception:  # threadpoolctl missing, or unable to act: run as is
+        mode = "none"
+    _BLAS_MODE = mode
+    return mode
+
+
+class _OneBlasThread:
+    """BLAS/LAPACK limited to one thread while at least one guarded call runs.
+
+    Process-wide and re-entrant: the first call in sets the limit, the last one out
+    restores what it found, so two threads running learners never restore each
+    other's limit halfway through a run (threadpoolctl's ``limit`` per call would).
+    """
+
+    __slots__ = ()
+
+    def __enter__(self):
+        mode = _BLAS_MODE or _bind_blas()
+        if mode == "fast":
+            _core._blas_enter()
+        elif mode == "slow":
+            with _BLAS_SLOW_LOCK:
+                if _BLAS_SLOW["users"] == 0:
+                    try:
+                        _BLAS_SLOW["limiter"] = _BLAS_SLOW["controller"].limit(
+                            limits=1, user_api="blas")
+                    except Exception:
+                        _BLAS_SLOW["limiter"] = None
+                _BLAS_SLOW["users"] += 1
+        return self
+
+    def __exit__(self, *exc):
+        mode = _BLAS_MODE
+        if mode == "fast":
+            _core._blas_exit()
+        elif mode == "slow":
+            with _BLAS_SLOW_LOCK:
+                _BLAS_SLOW["users"] -= 1
+                if _BLAS_SLOW["users"] == 0 and _BLAS_SLOW["limiter"] is not None:
+                    _BLAS_SLOW["limiter"].restore_original_limits()
+                    _BLAS_SLOW["limiter"] = None
+        return False
+
+
+_ONE_BLAS_THREAD = _OneBlasThread()
 
 
 def one_blas_thread():
-    """A context limiting BLAS/LAPACK to one thread (threadpoolctl; no-op without it).
+    """A context limiting BLAS/LAPACK to one thread (threadpoolctl's libraries; no-op
+    without threadpoolctl).
 
     For learners whose round calls BLAS/LAPACK on matrices of a few hundred rows
     (an incremental Gram inverse, Ahpatron's halving solve): OpenBLAS hands those
     to its thread pool, which on a busy 2-core machine made them up to ~100x
     slower than one thread (Ahpatron, B = 400: 45 s against 0.4 s for 50,000
-    rounds), while the round loop itself is sequential.
+    rounds), while the round loop itself is sequential.  Entering costs about a
+    microsecond with OpenBLAS (see ``_OneBlasThread``), so ``learn_one`` can pay it.
     """
-    global _BLAS_CONTROLLER
-    try:
-        if _BLAS_CONTROLLER is None:
-            from threadpoolctl import ThreadpoolController
-
-            _BLAS_CONTROLLER = ThreadpoolController()
-        return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
-    except Exception:  # threadpoolctl missing or unable to act: run as is
-        return contextlib.nullcontext()
+    return _ONE_BLAS_THREAD
 
 
-class OnlineLearner:
+# ----------------------------------------------------------------------------------
+# One call at a time per learner
+# ----------------------------------------------------------------------------------
+
+def _locked(f):
+    """``f`` run holding its learner's lock (re-entrant)."""
+    if getattr(f, "_okl_locked", False):
+        return f
+
+    @functools.wraps(f)
+    def locked(self, *args, **kwargs):
+        with self._okl_lock:
+            return f(self, *args, **kwargs)
+
+    locked._okl_locked = True
+    return locked
+
+
+def _unlocked(f):
+    """Mark ``f`` as needing no lock (it reads nothing a learning call changes, or
+    takes the lock itself)."""
+    f._okl_locked = True
+    return f
+
+
+def serialized(cls):
+    """Make every public method and property of ``cls`` (defined in Python, on it or
+    on its bases) take the instance's re-entrant lock ``_okl_lock``.
+
+    Applied automatically to every subclass of :class:`OnlineLearner`
+    (``__init_subclass__``), so a learner added later is covered without doing
+    anything; other learner families (the experts) apply it as a decorator and
+    create ``_okl_lock`` in ``__new__`` (see :class:`Serialized`).
+    """
+    seen = set()
+    for klass in cls.__mro__:
+        for name, attr in list(vars(klass).items()):
+            if name in seen or name.startswith("_"):
+                continue
+            seen.add(name)
+            if isinstance(attr, types.FunctionType):
+                if not getattr(attr, "_okl_locked", False):
+                    setattr(cls, name, _locked(attr))
+            elif isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+                if not getattr(attr.fget, "_okl_locked", False):
+                    setattr(cls, name, property(
+                        _locked(attr.fget),
+                        None if attr.fset is None else _locked(attr.fset),
+                        None if attr.fdel is None else _locked(attr.fdel),
+                        attr.__doc__))
+    return cls
+
+
+class Serialized:
+    """Base giving each instance the re-entrant lock its public calls take.
+
+    Every call that reads or writes a learner's state -- ``run``, ``partial_fit``,
+    ``learn_one``, ``predict_one``, ``decision_function``, ``predict``, pickling,
+    ``set_params`` and each learner's own public methods and properties -- holds
+    the learner's lock, so calls from several threads on one learner are
+    serialized, each one whole, in the order the lock admits them (never
+    interleaved: a round loop runs without the GIL, and two of them on one
+    learner would corrupt its buffers).  The lock is released between calls, so
+    a thread feeding a stream in chunks lets a predicting thread in between two
+    chunks.  Separate learners share nothing and run in parallel.
+
+    ``learner.lock`` is the lock itself: hold it to read a live object a learner
+    hands out (``support_set``) while other threads may be learning.
+    """
+
+    def __new__(cls, *args, **kwargs):
+        obj = super().__new__(cls)
+        obj._okl_lock = threading.RLock()
+        return obj
+
+    @property
+    @_unlocked
+    def lock(self):
+        """The learner's re-entrant lock (a context manager)."""
+        return self._okl_lock
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        serialized(cls)
+
+
+# ----------------------------------------------------------------------------------
+# The learner surface
+# ----------------------------------------------------------------------------------
+
+def _is_default(cls, name):
+    return getattr(cls, name) is getattr(OnlineLearner, name)
+
+
+class OnlineLearner(Serialized):
     """Mixin providing the public API on top of a typed learner core."""
 
     #: constructor parameters, in order (used by get_params, repr and pickling)
@@ -53,6 +230,19 @@ class OnlineLearner:
 
     #: True for learners whose round calls BLAS/LAPACK on sizeable matrices
     _blas_in_round_loop: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # the per-call path skips the hooks a class leaves at their defaults
+        cls._okl_plain_labels = _is_default(cls, "_labels") and _is_default(cls, "needs_labels")
+        cls._okl_plain_begin = _is_default(cls, "_begin_stream")
+        cls._okl_plain_guard = _is_default(cls, "_blas_guard")
+        cls._okl_plain_run = _is_default(cls, "run")
+        # learn_one entirely in okl._core._learn_one_fast (one call, ~1 us) when no hook
+        # needs Python on a round
+        cls._okl_fast_one = (cls._okl_plain_labels and cls._okl_plain_begin
+                             and cls._okl_plain_guard and not cls._blas_in_round_loop
+                             and _is_default(cls, "_ensure_allocated"))
 
     # -- hooks for subclasses -----------------------------------------------------
 
@@ -62,7 +252,7 @@ class OnlineLearner:
 
     def _blas_guard(self, n_rounds: int):
         """Context around learning ``n_rounds``: one BLAS thread if the round uses BLAS."""
-        return one_blas_thread() if self._blas_in_round_loop else contextlib.nullcontext()
+        return _ONE_BLAS_THREAD if self._blas_in_round_loop else contextlib.nullcontext()
 
     def _begin_stream(self, n_rounds: int) -> None:
         """Called after validation, before a stream of ``n_rounds`` is learned."""
@@ -80,6 +270,7 @@ class OnlineLearner:
 
     # -- parameters ---------------------------------------------------------------
 
+    @_unlocked
     def get_params(self, deep: bool = True) -> dict:
         """Constructor parameters (``deep`` is accepted for scikit-learn and ignored:
         a learner holds no nested estimators)."""
@@ -105,6 +296,7 @@ class OnlineLearner:
     # -- learning -----------------------------------------------------------------
 
     @property
+    @_unlocked
     def needs_labels(self) -> bool:
         """False for unsupervised learners (novelty detection), which accept ``y=None``."""
         return True
@@ -124,73 +316,124 @@ class OnlineLearner:
         if self.n_features is None:
             self._core_allocate(d, *self._allocation())
 
+    def _learn(self, X, y, record: bool):
+        """Validate, then learn the stream ``(X, y)``; the caller holds the lock.
+
+        Returns ``(per-round arrays or None, seconds)``.  Nothing is copied that
+        is already in the typed form (``okl._validation.as_stream``); with
+        ``record`` False (``partial_fit``) no per-round array is allocated.
+        """
+        stream, labels = self._checked(X, y)
+        self._ensure_allocated(stream.d)
+        self._begin_stream(stream.T)
+        T = stream.T
+        arrays = ((np.empty(T), np.empty(T), np.empty(T, dtype=np.uint8),
+                   np.empty(T, dtype=np.intc)) if record else (None, None, None, None))
+        with self._blas_guard(T):
+            start = time.perf_counter()
+            done = _core._drive(self, stream, labels, *arrays)
+            seconds = time.perf_counter() - start
+        if done < T:
+            raise MemoryError(f"{type(self).__name__} could not grow its memory at round "
+                              f"{self.n_rounds}")
+        return arrays, seconds
+
+    @_unlocked
     def run(self, X, y=None) -> Trace:
         """Learn from the stream ``(X, y)`` one round at a time; return its ``Trace``.
 
         The learner continues from its current state, so consecutive calls
         are one longer stream.  ``X`` is ``(T, d)`` dense or CSR; ``y`` has
         ``T`` labels in {-1, +1} (classification) or reals (regression); it
-        may be omitted for unsupervised learners (novelty detection).  Invalid input raises ``ValueError`` before anything is learned.
+        may be omitted for unsupervised learners (novelty detection).  Invalid
+        input raises ``ValueError`` before anything is learned.  A float64
+        C-contiguous array, or a CSR matrix with float64 data and int32 indices
+        (sorted, no duplicates), is read in place, never copied: the check is
+        one pass over it.
         """
-        stream, labels = self._checked(X, y)
-        self._ensure_allocated(stream.d)
-        self._begin_stream(stream.T)
-        T = stream.T
-        scores = np.empty(T)
-        losses = np.empty(T)
-        mistakes = np.zeros(T, dtype=np.uint8)
-        budget = np.zeros(T, dtype=np.intc)
-        with self._blas_guard(T):
-            start = time.perf_counter()
-            done = _core._drive(self, stream, labels, scores, losses, mistakes, budget)
-            seconds = time.perf_counter() - start
-        if done < T:
-            raise MemoryError(f"{type(self).__name__} could not grow its memory at round "
-                              f"{self.n_rounds}")
-        return Trace(
-            scores=scores,
-            losses=losses,
-            mistakes=mistakes.view(bool) if self.is_classifier else None,
-            budget=budget,
-            seconds=seconds,
-            extras=self._extras(),
-            learner=repr(self),
-        )
+        with self._okl_lock:
+            (scores, losses, mistakes, budget), seconds = self._learn(X, y, True)
+            return Trace(
+                scores=scores,
+                losses=losses,
+                mistakes=mistakes.view(bool) if self.is_classifier else None,
+                budget=budget,
+                seconds=seconds,
+                extras=self._extras(),
+                learner=repr(self),
+            )
 
+    @_unlocked
     def partial_fit(self, X, y=None):
-        """Learn from ``(X, y)`` as a continuation of the stream; returns ``self``."""
-        self.run(X, y)
+        """Learn from ``(X, y)`` as a continuation of the stream; returns ``self``.
+
+        Equal to ``run`` without its trace (no per-round array is kept)."""
+        with self._okl_lock:
+            if self._okl_plain_run:
+                self._learn(X, y, False)
+            else:                       # a subclass's run adds to learning: keep it
+                self.run(X, y)
         return self
 
+    @_unlocked
     def learn_one(self, x, y=None) -> None:
-        """Learn from one example ``x`` (1-D array or 1-row matrix) with label ``y``."""
-        stream = check_row(x, -1 if self.n_features is None else self.n_features)
-        labels = self._labels(None if y is None else np.atleast_1d(y), 1)
-        self._ensure_allocated(stream.d)
-        self._begin_stream(1)
-        scores, losses = np.empty(1), np.empty(1)
-        mistakes, budget = np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.intc)
-        with self._blas_guard(1):
-            done = _core._drive(self, stream, labels, scores, losses, mistakes, budget)
-        if done < 1:
-            raise MemoryError(f"{type(self).__name__} could not grow its memory")
+        """Learn from one example ``x`` (1-D array, list, 1-row matrix or 1-row CSR)
+        with label ``y``.
 
+        A float64 1-D array or 1-row CSR matrix (float64 data, int32 indices) is read
+        in place; the checks of ``run`` apply (``ValueError`` naming the problem,
+        nothing learned).
+        """
+        if self._okl_fast_one:
+            done = _core._learn_one_fast(self, self._okl_lock, x, y)
+            if done is not None:
+                if not done:
+                    raise MemoryError(f"{type(self).__name__} could not grow its memory")
+                return
+        with self._okl_lock:
+            d = self.n_features
+            stream = check_row(x, -1 if d is None else d)
+            if self._okl_plain_labels and y is not None:
+                label = check_label(y, self.is_classifier)
+            else:
+                label = float(self._labels(None if y is None else np.atleast_1d(y), 1)[0])
+            if d is None:
+                self._ensure_allocated(stream.d)
+            if not self._okl_plain_begin:
+                self._begin_stream(1)
+            if self._blas_in_round_loop or not self._okl_plain_guard:
+                with self._blas_guard(1):
+                    ok = _core._learn_one(self, stream, label)
+            else:
+                ok = _core._learn_one(self, stream, label)
+            if not ok:
+                raise MemoryError(f"{type(self).__name__} could not grow its memory")
+
+    @_unlocked
     def decision_function(self, X) -> np.ndarray:
         """Scores ``f(x)`` of the current hypothesis for each row of ``X`` (no learning)."""
-        stream = as_stream(X, -1 if self.n_features is None else self.n_features)
-        if self.n_features is None:
-            return np.zeros(stream.T)
-        return _core._decide(self, stream)
+        with self._okl_lock:
+            d = self.n_features
+            stream = as_stream(X, -1 if d is None else d)
+            if d is None:
+                return np.zeros(stream.T)
+            return _core._decide(self, stream)
 
+    @_unlocked
     def predict(self, X) -> np.ndarray:
         """Labels ``sign(f(x))`` (with ``+1`` for a zero score) or regression values."""
         f = self.decision_function(X)
         return np.where(f >= 0.0, 1.0, -1.0) if self.is_classifier else f
 
+    @_unlocked
     def predict_one(self, x) -> float:
         """Prediction for one example: a label in {-1, +1} or a regression value."""
-        stream = check_row(x, -1 if self.n_features is None else self.n_features)
-        f = 0.0 if self.n_features is None else float(_core._decide(self, stream)[0])
+        f = _core._predict_one_fast(self, self._okl_lock, x)
+        if f is None:
+            with self._okl_lock:
+                d = self.n_features
+                stream = check_row(x, -1 if d is None else d)
+                f = 0.0 if d is None else _core._predict_one(self, stream)
         if self.is_classifier:
             return 1.0 if f >= 0.0 else -1.0
         return f
@@ -198,9 +441,10 @@ class OnlineLearner:
     # -- pickling -----------------------------------------------------------------
 
     def __reduce__(self):
-        state = self._core_state()
-        state["extra"] = self._state()
-        return (_rebuild, (type(self), self.get_params(), state))
+        with self._okl_lock:
+            state = self._core_state()
+            state["extra"] = self._state()
+            return (_rebuild, (type(self), self.get_params(), state))
 
 
 class HorizonLearner:

@@ -1,0 +1,385 @@
+"""The bad-input matrix: every learner of ``okl.learners.__all__`` x every entry point x
+every kind of bad input gets a ``ValueError`` naming the problem, and nothing changes.
+
+"Nothing changes" is checked on the pickled learner (its whole state: rounds, support
+set, typed buffers, random generator, per-run records): the bytes before and after a
+refused call are equal, on a fresh learner (the first call must not even fix ``d``)
+and on one that has learned 40 rounds.
+
+Learners join by themselves: every ``OnlineLearner`` class exported by
+``okl.learners`` is covered, by the configured instances of ``conftest.LEARNERS`` and,
+for a class none of them builds, by an instance with default parameters (and ``T`` for
+a learner with a horizon).  A new learner that cannot be built so fails
+``test_every_exported_learner_is_covered`` until it is added to ``conftest.LEARNERS``.
+docs/bad_input.rst lists what each bad input gets.
+"""
+import inspect
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import okl
+import okl.learners
+from conftest import LEARNERS, xor_stream
+from okl.learners.base import HorizonLearner, OnlineLearner
+
+D = 3          # width of the streams
+WARM = 40      # rounds learned before the mid-stream checks
+
+
+# ----------------------------------------------------------------------------
+# the learners
+# ----------------------------------------------------------------------------
+
+def _exported(base):
+    out = []
+    for name in okl.learners.__all__:
+        obj = getattr(okl.learners, name)
+        if inspect.isclass(obj) and issubclass(obj, base) and obj is not base:
+            out.append(obj)
+    return out
+
+
+LEARNER_CLASSES = _exported(OnlineLearner)
+
+
+def _default_factory(cls):
+    """``cls()`` (with a horizon for learners that need one to learn one at a time)."""
+    def make():
+        kwargs = {"T": 2000} if issubclass(cls, HorizonLearner) else {}
+        return cls(**kwargs)
+    make.__name__ = f"{cls.__name__}()"
+    return make
+
+
+def _covered_classes(factories):
+    return {type(make()) for make in factories}
+
+
+def _cases():
+    cases = list(LEARNERS)
+    built = _covered_classes(cases)
+    for cls in LEARNER_CLASSES:
+        if not any(issubclass(t, cls) for t in built):
+            cases.append(_default_factory(cls))
+    return cases
+
+
+CASES = _cases()
+
+
+def _case_id(make):
+    try:
+        return repr(make())[:60]
+    except Exception as exc:  # reported by test_every_exported_learner_is_covered
+        return f"unbuildable-{getattr(make, '__name__', 'factory')}-{type(exc).__name__}"
+
+
+def test_every_exported_learner_is_covered():
+    built = _covered_classes(CASES)
+    missing = [cls.__name__ for cls in LEARNER_CLASSES
+               if not any(issubclass(t, cls) for t in built)]
+    assert not missing, f"add a factory to tests/conftest.py LEARNERS for {missing}"
+    assert len(LEARNER_CLASSES) >= 20
+
+
+# ----------------------------------------------------------------------------
+# the bad inputs
+# ----------------------------------------------------------------------------
+
+def _with(X, value, at=4):
+    X = np.array(X, dtype=float)
+    X.flat[at] = value
+    return X
+
+
+def _stream():
+    X, y = xor_stream(WARM + 20, D, seed=11)
+    return X, y
+
+
+def _labels(learner, X, y):
+    return y if learner.is_classifier else X[:, 0] - 0.3 * X[:, 1]
+
+
+# (name, X transform, y transform, message, applies to): X and y of 20 good rounds
+BAD_BATCHES = [
+    ("NaN in X", lambda X: _with(X, np.nan), None, "NaN or infinity", "all"),
+    ("inf in X", lambda X: _with(X, np.inf), None, "NaN or infinity", "all"),
+    ("-inf in X", lambda X: _with(X, -np.inf, at=13), None, "NaN or infinity", "all"),
+    ("NaN in CSR X", lambda X: sp.csr_matrix(_with(X, np.nan)), None, "NaN or infinity",
+     "all"),
+    ("inf in CSR X", lambda X: sp.csr_array(_with(X, np.inf)), None, "NaN or infinity",
+     "all"),
+    ("wrong width", lambda X: np.c_[X, X[:, :1]], None, "features", "warm"),
+    ("wrong width CSR", lambda X: sp.csr_matrix(X[:, :2]), None, "features", "warm"),
+    ("3-D array", lambda X: X.reshape(len(X), D, 1), None, "2-D", "all"),
+    ("1-D array", lambda X: X[0], None, "2-D", "all"),
+    ("strings", lambda X: X.astype(str), None, "numeric", "all"),
+    ("objects", lambda X: np.array([[object()] * D] * len(X)), None, "numeric", "all"),
+    ("ragged list", lambda X: [list(r) for r in X[:3]] + [[1.0]], None, "2-D|numeric",
+     "all"),
+    ("empty batch", lambda X: X[:0], None, "empty", "all"),
+    ("empty CSR batch", lambda X: sp.csr_matrix(X[:0]), None, "empty", "all"),
+    ("no features", lambda X: X[:, :0], None, "no features", "fresh"),
+    ("complex", lambda X: X.astype(complex), None, "numeric", "all"),
+    ("label 0", None, lambda y: np.where(np.arange(len(y)) == 5, 0.0, y), "-1 or \\+1",
+     "classifier"),
+    ("label 2", None, lambda y: np.where(np.arange(len(y)) == 5, 2.0, y), "-1 or \\+1",
+     "classifier"),
+    ("label NaN", None, lambda y: np.where(np.arange(len(y)) == 5, np.nan, y),
+     "NaN or infinity", "labels"),
+    ("label inf", None, lambda y: np.where(np.arange(len(y)) == 5, np.inf, y),
+     "NaN or infinity", "labels"),
+    ("string labels", None, lambda y: y.astype(str), "numeric", "labels"),
+    ("2-D labels", None, lambda y: y.reshape(-1, 1), "1-D", "labels"),
+    ("too few labels", None, lambda y: y[:-1], "labels for", "labels"),
+    ("too many labels", None, lambda y: np.r_[y, y[:1]], "labels for", "labels"),
+]
+
+# (name, x transform of one good row, y transform of its label, message, applies to)
+BAD_ROWS = [
+    ("NaN in x", lambda x: _with(x, np.nan, at=1), None, "NaN or infinity", "all"),
+    ("inf in x", lambda x: _with(x, np.inf, at=0), None, "NaN or infinity", "all"),
+    ("NaN in a list", lambda x: [float(x[0]), float("nan"), float(x[2])], None,
+     "NaN or infinity", "all"),
+    ("NaN in a CSR row", lambda x: sp.csr_matrix(_with(x, np.nan, at=2).reshape(1, -1)),
+     None, "NaN or infinity", "all"),
+    ("inf in a (1, d) row", lambda x: _with(x, -np.inf, at=2).reshape(1, -1), None,
+     "NaN or infinity", "all"),
+    ("wrong width", lambda x: np.r_[x, 1.0], None, "features", "warm"),
+    ("wrong width CSR", lambda x: sp.csr_matrix(x[:2].reshape(1, -1)), None, "features",
+     "warm"),
+    ("two rows", lambda x: np.vstack([x, x]), None, "single example", "all"),
+    ("3-D", lambda x: x.reshape(1, D, 1), None, "2-D", "all"),
+    ("strings", lambda x: x.astype(str), None, "numeric", "all"),
+    ("empty row", lambda x: x[:0], None, "no features", "all"),
+    ("label 0", None, lambda y: 0.0, "-1 or \\+1", "classifier"),
+    ("label 2", None, lambda y: 2, "-1 or \\+1", "classifier"),
+    ("label NaN", None, lambda y: float("nan"), "NaN or infinity", "labels"),
+    ("label inf", None, lambda y: np.float64(np.inf), "NaN or infinity", "labels"),
+    ("string label", None, lambda y: "1", "numeric", "labels"),
+    ("two labels", None, lambda y: [y, y], "labels for", "labels"),
+]
+
+
+def _applies(kind, learner, warm, has_labels):
+    if kind == "warm":
+        return warm
+    if kind == "fresh":
+        return not warm
+    if kind == "classifier":
+        return learner.is_classifier and has_labels
+    if kind == "labels":
+        return has_labels
+    return True
+
+
+def _state(obj):
+    return pickle.dumps(obj)
+
+
+def _refused(call, message, before, obj, problems, what):
+    try:
+        call()
+    except ValueError as exc:
+        import re
+
+        if not re.search(message, str(exc)):
+            problems.append(f"{what}: ValueError {str(exc)!r} does not match {message!r}")
+    except Exception as exc:  # noqa: BLE001 - any other exception is a failure
+        problems.append(f"{what}: {type(exc).__name__}: {exc} (a ValueError was expected)")
+        return
+    else:
+        problems.append(f"{what}: accepted (a ValueError matching {message!r} was expected)")
+    if _state(obj) != before:
+        problems.append(f"{what}: the state changed")
+
+
+# ----------------------------------------------------------------------------
+# the matrix
+# ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", CASES, ids=_case_id)
+def test_bad_input_matrix(make):
+    X, y = _stream()
+    problems = []
+    for warm in (False, True):
+        learner = make()
+        yy = _labels(learner, X, y)
+        if warm:
+            learner.run(X[:WARM], yy[:WARM])
+        Xb, yb = X[WARM:], yy[WARM:]
+        before = _state(learner)
+        tag = "warm" if warm else "fresh"
+        batch_entries = {
+            "run": lambda A, b: learner.run(A, b),
+            "partial_fit": lambda A, b: learner.partial_fit(A, b),
+            "decision_function": lambda A, b: learner.decision_function(A),
+            "predict": lambda A, b: learner.predict(A),
+        }
+        for name, fx, fy, message, kind in BAD_BATCHES:
+            for entry, call in batch_entries.items():
+                has_labels = entry in ("run", "partial_fit")
+                if fx is None and not has_labels:
+                    continue
+                if not _applies(kind, learner, warm, has_labels):
+                    continue
+                A = Xb if fx is None else fx(Xb)
+                b = yb if fy is None else fy(yb)
+                _refused(lambda: call(A, b), message, before, learner, problems,
+                         f"{tag} {entry}, {name}")
+        row_entries = {
+            "learn_one": lambda a, b: learner.learn_one(a, b),
+            "predict_one": lambda a, b: learner.predict_one(a),
+        }
+        x0, y0 = Xb[0], yb[0]
+        for name, fx, fy, message, kind in BAD_ROWS:
+            for entry, call in row_entries.items():
+                has_labels = entry == "learn_one"
+                if fx is None and not has_labels:
+                    continue
+                if not _applies(kind, learner, warm, has_labels):
+                    continue
+                a = x0 if fx is None else fx(x0)
+                b = y0 if fy is None else fy(y0)
+                _refused(lambda: call(a, b), message, before, learner, problems,
+                         f"{tag} {entry}, {name}")
+        assert not problems, "\n".join(problems)
+        # after all that, the learner still learns and matches a clean copy
+        clean = make()
+        if warm:
+            clean.run(X[:WARM], yy[:WARM])
+        if learner.needs_labels:
+            learner.learn_one(x0, y0)
+            clean.learn_one(x0, y0)
+            assert learner.n_rounds == clean.n_rounds
+            np.testing.assert_array_equal(learner.decision_function(X),
+                                          clean.decision_function(X))
+
+
+def test_the_matrix_checks_can_fail():
+    """The harness itself: a call that changes state or raises the wrong thing is caught."""
+    learner = okl.Perceptron()
+    problems = []
+    before = _state(learner)
+    _refused(lambda: learner.learn_one([1.0, 2.0], 1.0), "x", before, learner, problems,
+             "accepted")
+    _refused(lambda: (_ for _ in ()).throw(TypeError("t")), "x", _state(learner), learner,
+             problems, "type error")
+    _refused(lambda: (_ for _ in ()).throw(ValueError("other")), "NaN", _state(learner),
+             learner, problems, "message")
+    assert [p.split(":")[0] for p in problems] == ["accepted", "accepted", "type error",
+                                                   "message"]
+
+
+# ----------------------------------------------------------------------------
+# the scikit-learn estimators
+# ----------------------------------------------------------------------------
+
+SK_BATCHES = [
+    ("NaN in X", lambda X: _with(X, np.nan), None, "NaN"),
+    ("inf in X", lambda X: _with(X, np.inf), None, "infinity"),
+    ("NaN in CSR X", lambda X: sp.csr_matrix(_with(X, np.nan)), None, "NaN"),
+    ("wrong width", lambda X: np.c_[X, X[:, :1]], None, "features"),
+    ("3-D array", lambda X: X.reshape(len(X), D, 1), None, "dim 3|2D|2-D"),
+    ("strings", lambda X: np.full(X.shape, "a"), None, "string|float|numeric"),
+    ("empty batch", lambda X: X[:0], None, "0 sample"),
+    ("label NaN", None, lambda y: np.where(np.arange(len(y)) == 5, np.nan, y), "NaN"),
+    ("third class", None, lambda y: np.where(np.arange(len(y)) == 5, 7.0, y),
+     "outside classes_|Only binary"),
+    ("too few labels", None, lambda y: y[:-1], "inconsistent numbers of samples"),
+]
+
+@pytest.mark.parametrize("make", CASES, ids=_case_id)
+def test_sklearn_estimator_bad_input(make):
+    from okl.sklearn import estimator
+
+    X, y = _stream()
+    spec = make()
+    if not spec.needs_labels:
+        pytest.skip("novelty detection is not wrapped as a scikit-learn estimator")
+    est = estimator(spec)
+    yy = _labels(spec, X, y)
+    if spec.is_classifier:      # any two labels: the learner sees -1/+1
+        yy = np.where(yy > 0, 3.0, 0.0)
+    est.fit(X[:WARM], yy[:WARM])
+    Xb, yb = X[WARM:], yy[WARM:]
+    before = _state(est)
+    problems = []
+    for name, fx, fy, message in SK_BATCHES:
+        if name == "third class" and not spec.is_classifier:
+            continue
+        entries = {"partial_fit": lambda A, b: est.partial_fit(A, b)}
+        if fy is None:
+            entries["predict"] = lambda A, b: est.predict(A)
+            if hasattr(est, "decision_function"):
+                entries["decision_function"] = lambda A, b: est.decision_function(A)
+        for entry, call in entries.items():
+            A = Xb if fx is None else fx(Xb)
+            b = yb if fy is None else fy(yb)
+            _refused(lambda: call(A, b), message, before, est, problems, f"{entry}, {name}")
+    assert not problems, "\n".join(problems)
+
+
+# ----------------------------------------------------------------------------
+# the other learner families of okl.learners.__all__
+# ----------------------------------------------------------------------------
+
+def _experts():
+    from okl.learners.experts import _ExpertsLearner
+
+    return _exported(_ExpertsLearner)
+
+
+def _expert(cls):
+    if "scales" in cls._param_names:                 # MSMW: losses of action k in [0, c_k]
+        return cls(scales=[1.0] * 4, horizon=100, seed=0)
+    return cls(n_actions=4, horizon=100, seed=0)
+
+
+EXPERT_LOSSES = [
+    ("NaN", lambda L: _with(L, np.nan, at=6), "NaN or infinity"),
+    ("inf", lambda L: _with(L, np.inf, at=6), "NaN or infinity"),
+    ("wrong width", lambda L: L[:, :3], "columns|actions"),
+    ("3-D", lambda L: L.reshape(len(L), 4, 1), "2-D"),
+    ("strings", lambda L: L.astype(str), "numeric"),
+    ("empty", lambda L: L[:0], "empty"),
+    ("outside the range", lambda L: _with(L, 5.0, at=6), "range"),
+]
+
+
+@pytest.mark.parametrize("cls", _experts(), ids=lambda c: c.__name__)
+def test_experts_bad_input(cls):
+    assert len(_experts()) >= 3
+    rng = np.random.default_rng(0)
+    losses = rng.random((30, 4))
+    learner = _expert(cls)
+    learner.run(losses[:10])
+    before = _state(learner)
+    problems = []
+    for name, f, message in EXPERT_LOSSES:
+        _refused(lambda: learner.run(f(losses[10:])), message, before, learner, problems,
+                 f"run, {name}")
+    assert not problems, "\n".join(problems)
+
+
+def test_online_to_batch_bad_input():
+    X, y = _stream()
+    model = okl.OnlineToBatch(okl.Perceptron(), seed=0).fit(X[:WARM], y[:WARM])
+    before = _state(model)
+    problems = []
+    for name, fx, fy, message, kind in BAD_BATCHES:
+        if kind in ("fresh",):
+            continue
+        A = X[WARM:] if fx is None else fx(X[WARM:])
+        b = y[WARM:] if fy is None else fy(y[WARM:])
+        if kind != "warm":      # fit starts a new stream: any width is fine
+            _refused(lambda: model.fit(A, b), message, before, model, problems,
+                     f"fit, {name}")
+        if fy is None:
+            _refused(lambda: model.predict(A), message, before, model, problems,
+                     f"predict, {name}")
+    assert not problems, "\n".join(problems)
