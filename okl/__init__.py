@@ -16,6 +16,7 @@ from okl import datasets
 from okl.kernels import Gaussian, Kernel, Laplacian, Linear, Polynomial
 from okl.learners import POMD, POMDR, LKMBooks, PFMBooks, BATBooks, OMKC, MemoryBudget, TimeBudget, OnlineToBatch, ALMA, AVP, FOGD, NOGD, MSMW, OSMD, ExpertsTrace, Hedge, KernelAWV, PKAWV, BOGD, BOGDPP, NORMA, RBP, Ahpatron, Forgetron, Projectron, ProjectronPP, KernelOGD, OnlineLearner, Perceptron
 from okl.learners import BOKS, BOMKR, BOMKRV, ISKA, OKS
+from okl.learners import ProsNKONS, SketchedKONS
 from okl.trace import Trace
 
 __version__ = "0.1.0"
@@ -27,3 +28,4 @@ __all__ = [
     "OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron", "Forgetron", "RBP", "BOGD", "BOGDPP", "Projectron", "ProjectronPP", "KernelAWV", "PKAWV", "FOGD", "NOGD", "Hedge", "MSMW", "OSMD", "ExpertsTrace", "POMD", "POMDR", "OnlineToBatch", "LKMBooks", "PFMBooks", "BATBooks", "OMKC", "MemoryBudget", "TimeBudget", "Trace",
 ]
 __all__ += ["OKS", "BOKS", "ISKA", "BOMKR", "BOMKRV"]
+__all__ += ["SketchedKONS", "ProsNKONS"]

@@ -4,6 +4,7 @@ from okl.learners.ahpatron import AVP, Ahpatron
 from okl.learners.alma import ALMA
 from okl.learners.awv import KernelAWV, PKAWV
 import okl.learners.awv_nystrom  # noqa: F401  (PKAWV(basis="nystrom") and its docs)
+from okl.learners.kons import ProsNKONS, SketchedKONS
 from okl.learners.features import FOGD, NOGD
 from okl.learners.experts import MSMW, OSMD, ExpertsTrace, Hedge
 from okl.learners.budget import BOGD, BOGDPP, RBP, Forgetron
@@ -18,3 +19,4 @@ from okl.learners.perceptron import KernelOGD, Perceptron
 __all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron", "Forgetron", "RBP", "BOGD", "BOGDPP", "Projectron", "ProjectronPP", "KernelAWV", "PKAWV", "FOGD", "NOGD", "Hedge", "MSMW", "OSMD", "ExpertsTrace", "POMD", "POMDR",
            "OnlineToBatch", "hypothesis_risks", "LKMBooks", "PFMBooks", "BATBooks", "OMKC", "MemoryBudget", "TimeBudget"]
 __all__ += ["OKS", "BOKS", "ISKA", "BOMKR", "BOMKRV"]
+__all__ += ["SketchedKONS", "ProsNKONS"]
