@@ -372,6 +372,52 @@ def test_nogd_pickle_resumes_before_and_after_the_switch(cut):
     assert rest.extras == full.extras
 
 
+def three_phase_stream(seed=4, n=1500):
+    """Random labels (most rounds update), then a constant label (updates stop), then
+    random labels again: NOGD's cheaper form for its linear model changes twice."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(3 * n, 3))
+    y = np.r_[rng.choice([-1.0, 1.0], n), np.ones(n), rng.choice([-1.0, 1.0], n)]
+    return X, y
+
+
+@pytest.mark.parametrize("k", [4, 20])
+def test_nogd_both_forms_of_the_linear_model_match_the_oracle(k):
+    """After the switch the core keeps w (eager) or beta = M^T w (lazy), whichever the
+    last 512 rounds' update share makes cheaper (okl/learners/_features.pyx): at B = 20,
+    k = 4 the form goes eager -> lazy -> eager on this stream, at k = B it stays lazy; the
+    scores, w and beta follow the oracle's w through every change."""
+    X, y = three_phase_stream()
+    ref = nogd_oracle(okl.Gaussian(1.5), X, y, B=20, k=k, eta=0.3, loss="hinge")
+    learner = NOGD(okl.Gaussian(1.5), B=20, k=k, eta=0.3)
+    forms, scores = [], []
+    for i in range(0, len(y), 250):
+        scores.append(learner.run(X[i:i + 250], y[i:i + 250]).scores)
+        forms.append(learner.keeps_coefficients)
+    np.testing.assert_allclose(np.concatenate(scores), ref["scores"], rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(learner.coefficients, ref["coef"], rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(np.abs(learner.weights), np.abs(ref["w"]), rtol=1e-6, atol=1e-8)
+    changes = [a for a, b in zip(forms, forms[1:]) if a != b]
+    if k == 4:
+        assert forms[0] is False and changes == [False, True], forms
+    else:
+        assert all(forms), forms
+
+
+@pytest.mark.parametrize("cut", [1234, 2300, 3500, 3900])   # eager, lazy, lazy, eager
+def test_nogd_pickle_resumes_in_either_form(cut):
+    X, y = three_phase_stream(seed=5)
+    kw = dict(B=20, k=4, eta=0.3)
+    full = NOGD(okl.Gaussian(1.5), **kw).run(X, y)
+    learner = NOGD(okl.Gaussian(1.5), **kw)
+    first = learner.run(X[:cut], y[:cut])
+    clone = pickle.loads(pickle.dumps(learner))
+    assert clone.keeps_coefficients == learner.keeps_coefficients
+    rest = clone.run(X[cut:], y[cut:])
+    np.testing.assert_array_equal(np.r_[first.scores, rest.scores], full.scores)
+    assert rest.extras == full.extras
+
+
 def test_nogd_deterministic_and_default_rank():
     X, y = xor_stream(300, 3, seed=2)
     a = NOGD(okl.Gaussian(1.0), B=50).run(X, y)

@@ -214,26 +214,44 @@ cdef class FOGDCore(Learner):
 # NOGD
 # ----------------------------------------------------------------------------
 
+# rounds between two choices of the form in which NOGD keeps its linear model
+cdef int NOGD_WINDOW = 512
+
+
 cdef class NOGDCore(Learner):
     """Kernel OGD until ``|S| = B``, then OGD on ``z(x) = M k_S(x)``, ``M = D_r^{-1/2} V_r^T``.
 
-    ``M`` is ``r x B``, column-major with leading dimension ``k`` (``r <= k``).  The
-    linear model ``w^T z(x)`` is kept as coefficients on the support vectors,
-    ``beta = M^T w`` (``f(x) = beta^T k_S(x)``: a score costs the kernel row and one
-    dot product of length ``B``, not the ``r x B`` product ``M k_S(x)``), and the OGD
-    step ``w += a z`` is ``beta += a M^T M k_S(x)``: two ``r x B`` products (``dgemv``)
-    on the rounds with a non-zero gradient, or one ``B x B`` product with
-    ``P = M^T M = V_r D_r^{-1} V_r^T`` (``dsymv``) when ``3 r > B``.  ``w`` itself is
-    ``D_r M beta`` (``M M^T = D_r^{-1}``), computed when asked for.
+    ``M`` is ``r x B``, column-major with leading dimension ``k`` (``r <= k``).  After
+    the switch the linear model is kept in one of two forms, whichever the recent
+    rounds make cheaper:
+
+    * eager: ``w`` itself; a round computes ``z = M k_S(x)`` (one ``r x B`` product)
+      for the score ``w^T z``, and an update is ``w += a z``;
+    * lazy: the coefficients on the support vectors ``beta = M^T w``; a score is
+      ``beta^T k_S(x)`` (a dot product of length ``B``), and an update
+      ``beta += a M^T M k_S(x)`` costs two ``r x B`` products, or one ``B x B``
+      product with ``P = M^T M = V_r D_r^{-1} V_r^T`` (``dsymv``) when ``3 r > B``.
+
+    With ``f`` the share of rounds with a non-zero gradient, lazy costs ``f`` times
+    ``min(2 r B, ~0.75 B^2)`` a round against ``r B`` for eager: at ``k = B`` lazy
+    always wins, at ``k = 0.2 B`` when ``f < 1/2`` (the hinge loss on an easy stream),
+    never for the logistic loss (``f = 1``).  The form is chosen at the switch from
+    stage 1's update share (``B / t``) and again every ``NOGD_WINDOW`` rounds from
+    the window's, with a 10 % margin against flip-flopping; converting costs one
+    ``r x B`` product (``beta = M^T w``; ``w = D_r M beta`` since ``M M^T = D_r^{-1}``).
+    The choice depends on the rounds only, so runs are deterministic and a pickled
+    learner resumes identically; the two forms agree to round-off.
     """
     cdef int loss_kind
     cdef double eta
     cdef int B, k, r
-    cdef bint switched, use_P
+    cdef bint switched, use_P, lazy
     cdef long long switch_round
+    cdef int win_rounds, win_updates
     cdef double* M
     cdef double* P          # M^T M (B x B, upper triangle) when use_P
-    cdef double* beta       # M^T w: the coefficients of the linear model on S
+    cdef double* w          # the linear model (current when not lazy)
+    cdef double* beta       # M^T w: its coefficients on S (current when lazy)
     cdef double* z
     cdef double* evals      # the top-k eigenvalues of K_B (descending), for inspection
     cdef long long n_updates
@@ -241,13 +259,17 @@ cdef class NOGDCore(Learner):
     def __cinit__(self, *args, **kwargs):
         self.M = NULL
         self.P = NULL
+        self.w = NULL
         self.beta = NULL
         self.z = NULL
         self.evals = NULL
         self.switched = False
         self.use_P = False
+        self.lazy = False
         self.r = 0
         self.switch_round = 0
+        self.win_rounds = 0
+        self.win_updates = 0
         self.n_updates = 0
 
     def __dealloc__(self):
@@ -256,11 +278,13 @@ cdef class NOGDCore(Learner):
     cdef void _free(self) noexcept nogil:
         free(self.M)
         free(self.P)
+        free(self.w)
         free(self.beta)
         free(self.z)
         free(self.evals)
         self.M = NULL
         self.P = NULL
+        self.w = NULL
         self.beta = NULL
         self.z = NULL
         self.evals = NULL
@@ -274,16 +298,21 @@ cdef class NOGDCore(Learner):
         self.r = 0
         self.switched = False
         self.use_P = False
+        self.lazy = False
         self.switch_round = 0
+        self.win_rounds = 0
+        self.win_updates = 0
         self.n_updates = 0
 
     cdef int _alloc_map(self) noexcept nogil:
         self._free()
         self.M = <double*> malloc(<size_t> self.k * self.B * sizeof(double))
+        self.w = <double*> malloc(self.k * sizeof(double))
         self.beta = <double*> malloc(self.B * sizeof(double))
         self.z = <double*> malloc(self.k * sizeof(double))
         self.evals = <double*> malloc(self.k * sizeof(double))
-        if self.M == NULL or self.beta == NULL or self.z == NULL or self.evals == NULL:
+        if (self.M == NULL or self.w == NULL or self.beta == NULL or self.z == NULL
+                or self.evals == NULL):
             self._free()
             return -1
         return 0
@@ -302,6 +331,29 @@ cdef class NOGDCore(Learner):
             return -1
         dsyrk(b"U", b"T", &n, &self.r, &ONE, self.M, &self.k, &ZERO, self.P, &n)
         return 0
+
+    cdef bint _lazy_is_cheaper(self, double f, double margin) noexcept nogil:
+        """Whether keeping ``beta`` costs less than keeping ``w`` at update share ``f``,
+        by ``margin`` (a fraction: 0.1 asks for 10 % less)."""
+        cdef double B = self.B, r = self.r
+        cdef double lazy = f * (0.75 * B * B if self.use_P else 2.0 * r * B)
+        return lazy < (1.0 - margin) * r * B
+
+    cdef void _set_lazy(self, bint lazy) noexcept nogil:
+        """Convert the linear model to the other form (one ``r x B`` product)."""
+        cdef int j
+        if lazy == self.lazy or self.r == 0:
+            self.lazy = lazy
+            return
+        if lazy:        # beta = M^T w
+            dgemv(b"T", &self.r, &self.B, &ONE, self.M, &self.k, self.w, &INC1, &ZERO,
+                  self.beta, &INC1)
+        else:           # w = D_r M beta
+            dgemv(b"N", &self.r, &self.B, &ONE, self.M, &self.k, self.beta, &INC1, &ZERO,
+                  self.w, &INC1)
+            for j in range(self.r):
+                self.w[j] *= self.evals[j]
+        self.lazy = lazy
 
     cdef int build_map(self) noexcept nogil:
         """The Nystrom map of the ``B`` support vectors and the initial weights.
@@ -365,19 +417,20 @@ cdef class NOGDCore(Learner):
             self.evals[j] = lam
             for i in range(n):
                 self.M[j + <Py_ssize_t> i * self.k] = V[i + <Py_ssize_t> src * n] / sl
-            self.z[j] = sl * ddot(&n, V + <Py_ssize_t> src * n, &INC1, self.sv.alpha, &INC1)
+            self.w[j] = sl * ddot(&n, V + <Py_ssize_t> src * n, &INC1, self.sv.alpha, &INC1)
             self.r += 1
         free(V)
         free(ev)
-        # beta = M^T w with w (in z) = Lambda_r^{1/2} V_r^T alpha
         memset(self.beta, 0, n * sizeof(double))
-        if self.r > 0:
-            dgemv(b"T", &self.r, &n, &ONE, self.M, &self.k, self.z, &INC1, &ZERO,
-                  self.beta, &INC1)
         if self._finish_map() != 0:
             return -1
         self.switched = True
         self.switch_round = self.t
+        self.win_rounds = 0
+        self.win_updates = 0
+        self.lazy = False
+        # stage 1 added a vector on every update: its update share is B / t
+        self._set_lazy(self._lazy_is_cheaper(<double> n / <double> self.t, 0.0))
         return 0
 
     cdef void features(self, const Row* x, double* out) noexcept nogil:
@@ -392,31 +445,48 @@ cdef class NOGDCore(Learner):
             return self.sv.score(x)
         if self.r == 0:
             return 0.0
-        self.sv.fill_krow(x)                     # update() reads it
-        return ddot(&self.B, self.beta, &INC1, self.sv.krow, &INC1)
+        if self.lazy:
+            self.sv.fill_krow(x)                 # update() reads it
+            return ddot(&self.B, self.beta, &INC1, self.sv.krow, &INC1)
+        self.features(x, self.z)                 # update() reads z
+        return ddot(&self.r, self.w, &INC1, self.z, &INC1)
+
+    cdef void _update_linear(self, double g) noexcept nogil:
+        """Stage 2: ``w += a z(x)`` in the current form, then the window's bookkeeping."""
+        cdef double a = -self.eta * g
+        if g != 0.0:
+            self.n_updates += 1
+            self.win_updates += 1
+            if self.r > 0 and not self.lazy:
+                daxpy(&self.r, &a, self.z, &INC1, self.w, &INC1)
+            elif self.r > 0 and self.use_P:      # beta += a P k_S(x)
+                dsymv(b"U", &self.B, &a, self.P, &self.B, self.sv.krow, &INC1, &ONE,
+                      self.beta, &INC1)
+            elif self.r > 0:                     # beta += a M^T (M k_S(x))
+                dgemv(b"N", &self.r, &self.B, &ONE, self.M, &self.k, self.sv.krow, &INC1,
+                      &ZERO, self.z, &INC1)
+                dgemv(b"T", &self.r, &self.B, &a, self.M, &self.k, self.z, &INC1, &ONE,
+                      self.beta, &INC1)
+        self.win_rounds += 1
+        if self.win_rounds == NOGD_WINDOW:
+            if self.lazy != self._lazy_is_cheaper(
+                    <double> self.win_updates / NOGD_WINDOW, -0.1 if self.lazy else 0.1):
+                self._set_lazy(not self.lazy)
+            self.win_rounds = 0
+            self.win_updates = 0
 
     cdef double loss(self, double y, double f) noexcept nogil:
         return loss_value(self.loss_kind, y, f)
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef double g = loss_derivative(self.loss_kind, y, f), a
+        if self.switched:
+            self._update_linear(g)
+            return
         if g == 0.0:
             return
         a = -self.eta * g
         self.n_updates += 1
-        if self.switched:
-            # w += a z(x)  <=>  beta += a M^T M k_S(x)  (k_S(x) left in krow by score)
-            if self.r == 0:
-                return
-            if self.use_P:
-                dsymv(b"U", &self.B, &a, self.P, &self.B, self.sv.krow, &INC1, &ONE,
-                      self.beta, &INC1)
-            else:
-                dgemv(b"N", &self.r, &self.B, &ONE, self.M, &self.k, self.sv.krow, &INC1,
-                      &ZERO, self.z, &INC1)
-                dgemv(b"T", &self.r, &self.B, &a, self.M, &self.k, self.z, &INC1, &ONE,
-                      self.beta, &INC1)
-            return
         if self.sv.add(x, a, self.t) < 0:
             self.error = 1
             return
@@ -445,7 +515,7 @@ cdef class NOGDCore(Learner):
         return out
 
     def _nogd_map(self):
-        """``(M, w, eigenvalues)`` after the switch, else ``None``; ``w = D_r M beta``."""
+        """``(M, w, eigenvalues)`` after the switch, else ``None``."""
         if not self.switched:
             return None
         M = np.empty((self.r, self.B))
@@ -455,20 +525,36 @@ cdef class NOGDCore(Learner):
             for i in range(self.B):
                 m[j, i] = self.M[j + i * self.k]
         ev = _vector(self.evals, self.r)
-        return M, ev * (M @ self._nogd_beta()), ev
+        w = ev * (M @ _vector(self.beta, self.B)) if self.lazy else _vector(self.w, self.r)
+        return M, w, ev
 
     def _nogd_beta(self):
-        """``beta = M^T w`` after the switch, else ``None``."""
-        return _vector(self.beta, self.B) if self.switched else None
+        """``beta = M^T w`` (the coefficients on S) after the switch, else ``None``."""
+        if not self.switched:
+            return None
+        if self.lazy:
+            return _vector(self.beta, self.B)
+        M, w, _ = self._nogd_map()
+        return M.T @ w
 
     def _nogd_values(self):
         return {"n_updates": int(self.n_updates), "switched": bool(self.switched),
                 "switch_round": int(self.switch_round) if self.switched else None,
                 "rank": int(self.r)}
 
+    @property
+    def keeps_coefficients(self):
+        """After the switch: True while the linear model is kept as ``beta = M^T w``
+        (lazy form), False while it is kept as ``w`` (eager form)."""
+        return bool(self.lazy)
+
     def _nogd_state(self):
-        nmap = self._nogd_map()
-        return {"map": None if nmap is None else (nmap[0], self._nogd_beta(), nmap[2]),
+        if not self.switched:
+            return {"map": None, "n_updates": self.n_updates, "switch_round": self.switch_round}
+        M = self._nogd_map()[0]
+        return {"map": (M, _vector(self.w, self.r), _vector(self.evals, self.r)),
+                "beta": _vector(self.beta, self.B), "lazy": bool(self.lazy),
+                "window": (self.win_rounds, self.win_updates),
                 "n_updates": self.n_updates, "switch_round": self.switch_round}
 
     def _nogd_restore(self, state):
@@ -477,18 +563,22 @@ cdef class NOGDCore(Learner):
         self.switch_round = state["switch_round"]
         if state["map"] is None:
             return
-        M, beta, ev = state["map"]
+        M, w, ev = state["map"]
+        beta = state["beta"]
         if self._alloc_map() != 0:
             raise MemoryError("cannot restore the Nystrom map")
         self.r = M.shape[0]
         for i in range(self.B):
             self.beta[i] = beta[i]
         for j in range(self.r):
+            self.w[j] = w[j]
             self.evals[j] = ev[j]
             for i in range(self.B):
                 self.M[j + i * self.k] = M[j, i]
         if self._finish_map() != 0:
             raise MemoryError("cannot restore the Nystrom map")
+        self.lazy = state["lazy"]
+        self.win_rounds, self.win_updates = state["window"]
         self.switched = True
 
     @property
