@@ -121,4 +121,10 @@ LEARNERS = [
     lambda: okl.BOMKR(kernels=[okl.Gaussian(0.5), okl.Laplacian(2.0)], B=20, T=600),
     lambda: okl.BOMKRV(kernels=[okl.Gaussian(0.5), okl.Gaussian(1.0), okl.Gaussian(2.0)],
                        B=20, T=600),
+    lambda: okl.SketchedKONS(kernel=okl.Gaussian(1.0), gamma=0.2, seed=5),
+    lambda: okl.SketchedKONS(kernel=okl.Laplacian(2.0), gamma=0.5, task="classification",
+                             seed=6),
+    lambda: okl.ProsNKONS(kernel=okl.Gaussian(1.0), seed=7),
+    lambda: okl.ProsNKONS(kernel=okl.Gaussian(3.0), mu=3.0, variant="jgr2019",
+                          task="classification", seed=8),
 ]
