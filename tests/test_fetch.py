@@ -220,8 +220,10 @@ def test_compressed_downloads_are_decompressed_when_read(server, tmp_path, suffi
     np.testing.assert_array_equal(X.toarray(), TINY_X)
     np.testing.assert_array_equal(y, TINY_Y)
     assert "toy.libsvm" + suffix in files_in(tmp_path)  # kept compressed, as published
-    X3, _ = load(spec, data_home=tmp_path, n_rows=3)
-    np.testing.assert_array_equal(X3.toarray(), TINY_X[:3])
+    X3, y3 = load(spec, data_home=tmp_path, n_rows=3, seed=1)  # a uniform draw, not the head
+    rows = np.sort(np.random.default_rng(1).choice(6, size=3, replace=False))
+    np.testing.assert_array_equal(X3.toarray(), TINY_X[rows])
+    np.testing.assert_array_equal(y3, TINY_Y[rows])
 
 
 def test_zip_download_reads_the_named_member(server, tmp_path):
@@ -253,11 +255,16 @@ def test_a_missing_source_falls_back_to_the_next(server, tmp_path):
     lines = [f"{i % 2} " + " ".join(f"{j}:{rng.normal():.6f}" for j in range(1, 19))
              for i in range(10)]
     server.files["/m/SUSY.bz2"] = bz2.compress(("\n".join(lines) + "\n").encode())
-    X, y = load("susy", download=True, data_home=tmp_path, mirror=server.base + "/m",
-                n_rows=4)                              # SUSY.xz is 404: SUSY.bz2 is used
-    assert server.requests == ["/m/SUSY.xz", "/m/SUSY.bz2"]
-    assert X.shape == (4, 18)
-    np.testing.assert_array_equal(y, [-1, 1, -1, 1])
+    fetch_file("susy", data_home=tmp_path, mirror=server.base + "/m")
+    assert server.requests == ["/m/SUSY.xz", "/m/SUSY.bz2"]  # SUSY.xz is 404: SUSY.bz2
+    with pytest.warns(UserWarning, match="10 rows, but dataset 'SUSY' is published"):
+        X, y = load("susy", data_home=tmp_path)
+    assert X.shape == (10, 18)
+    np.testing.assert_array_equal(y, [-1, 1] * 5)
+    # a draw from a file above STREAM_ABOVE rows needs the published count
+    with pytest.raises(ValueError, match="10 examples, but dataset 'SUSY' is published "
+                                         "with 5000000"):
+        load("susy", data_home=tmp_path, n_rows=4)
     assert files_in(tmp_path) == ["SUSY.bz2", "SUSY.bz2.sha256"]
 
 

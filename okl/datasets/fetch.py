@@ -39,6 +39,7 @@ server (or a ``file://`` URL).
 from __future__ import annotations
 
 import hashlib
+import numbers
 import http.client
 import os
 import sys
@@ -46,16 +47,17 @@ import tempfile
 import urllib.error
 import urllib.request
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from okl.datasets.files import COMPRESSION_SUFFIXES, load_csv, load_libsvm
+from okl.datasets.registry import DATASETS, RemoteDataset, Source  # re-exported
 
 __all__ = ["Source", "RemoteDataset", "DATASETS", "DATA_ENV", "MIRROR_ENV",
            "DatasetNotFoundError", "DownloadError", "ChecksumError",
-           "data_home", "find", "available", "fetch_file", "load", "sha256_of"]
+           "data_home", "find", "available", "fetch_file", "load", "load_rows",
+           "sha256_of", "STREAM_ABOVE"]
 
 DATA_ENV = "OKL_DATA"
 MIRROR_ENV = "OKL_DATA_MIRROR"
@@ -72,106 +74,6 @@ class DownloadError(ConnectionError):
 
 class ChecksumError(ValueError):
     """A file's SHA-256 is not the recorded one."""
-
-
-@dataclass(frozen=True)
-class Source:
-    """One place a dataset's file can be downloaded from.
-
-    ``url``'s last path component is the published file name, under which the
-    file is cached; its suffix says how to decompress it.  ``sha256`` and ``size``
-    (bytes) of the published file, when known; ``member`` is the file to read
-    inside a zip archive.
-    """
-
-    url: str
-    sha256: str | None = None
-    size: int | None = None
-    member: str | None = None
-
-    @property
-    def filename(self) -> str:
-        return self.url.rstrip("/").rsplit("/", 1)[-1]
-
-
-@dataclass(frozen=True)
-class RemoteDataset:
-    """A dataset: its file's sources (tried in order) and how to read it.
-
-    ``format`` is ``"libsvm"`` or ``"csv"``; ``n_features`` the number of columns
-    (so that the train and test files of a dataset line up); ``n_rows`` the
-    published number of examples (``None``: not checked); ``labels`` /
-    ``positive`` / ``label_column`` / ``header`` are passed to the reader.
-    """
-
-    name: str
-    sources: tuple
-    format: str = "libsvm"
-    n_features: int | None = None
-    n_rows: int | None = None
-    labels: object = None
-    label_column: int = -1
-    header: bool | None = False
-    page: str = ""
-    note: str = ""
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def filenames(self) -> tuple:
-        return tuple(s.filename for s in self.sources)
-
-
-_LIBSVM = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
-_LIBSVM_PAGE = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary.html"
-_LIBSVM_MC = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/"
-_LIBSVM_MC_PAGE = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass.html"
-
-
-def _libsvm(name, files, n_features, n_rows, note=""):
-    return RemoteDataset(name=name, sources=tuple(Source(_LIBSVM + f) for f in files),
-                         n_features=n_features, n_rows=n_rows,
-                         page=f"{_LIBSVM_PAGE}#{name.split('.')[0]}", note=note)
-
-
-# Sizes: the LIBSVM page's counts (rows, features).  Checksums: none found in any
-# public record (see the module docstring), hence trust on first use.
-DATASETS = {d.name: d for d in [
-    _libsvm("a9a", ["a9a"], 123, 32_561, "UCI Adult, training part"),
-    _libsvm("a9a.t", ["a9a.t"], 123, 16_281, "UCI Adult, test part"),
-    _libsvm("w8a", ["w8a"], 300, 49_749),
-    _libsvm("w8a.t", ["w8a.t"], 300, 14_951),
-    _libsvm("ijcnn1", ["ijcnn1.bz2"], 22, 49_990, "IJCNN 2001 challenge, training part"),
-    _libsvm("ijcnn1.t", ["ijcnn1.t.bz2"], 22, 91_701, "IJCNN 2001 challenge, test part"),
-    _libsvm("cod-rna", ["cod-rna"], 8, 59_535, "training part"),
-    _libsvm("cod-rna.t", ["cod-rna.t"], 8, 271_617, "test part (the 271,617 rows the "
-            "Ahpatron paper uses)"),
-    _libsvm("phishing", ["phishing"], 68, 11_055),
-    _libsvm("mushrooms", ["mushrooms"], 112, 8_124),
-    # SUSY is 5,000,000 rows (about 0.9 GB compressed): use n_rows= for a subset.
-    # The LIBSVM page has offered it as SUSY.xz (and formerly SUSY.bz2): both tried.
-    _libsvm("SUSY", ["SUSY.xz", "SUSY.bz2"], 18, 5_000_000,
-            "5,000,000 rows; load(..., n_rows=N) reads the first N"),
-    # USPS handwritten digits (16 x 16 pixels, features in [-1, 1], row-major), the
-    # multiclass collection: labels 1..10 are the digits 0..9 plus one, kept as they
-    # are (labels="keep").  Used by NORMA's Fig. 3 (novelty detection).
-    RemoteDataset(name="usps", sources=(Source(_LIBSVM_MC + "usps.bz2"),), n_features=256,
-                  n_rows=7_291, labels="keep", page=f"{_LIBSVM_MC_PAGE}#usps",
-                  note="USPS digits, training part; labels 1..10 = digit + 1 (kept)"),
-    RemoteDataset(name="usps.t", sources=(Source(_LIBSVM_MC + "usps.t.bz2"),),
-                  n_features=256, n_rows=2_007, labels="keep", page=f"{_LIBSVM_MC_PAGE}#usps",
-                  note="USPS digits, test part; labels 1..10 = digit + 1 (kept)"),
-    RemoteDataset(
-        name="magic04", format="csv", n_features=10, n_rows=19_020, header=False,
-        labels={"g": 1, "h": -1},
-        sources=(
-            Source("https://archive.ics.uci.edu/ml/machine-learning-databases/magic/"
-                   "magic04.data"),
-            Source("https://archive.ics.uci.edu/static/public/159/"
-                   "magic+gamma+telescope.zip", member="magic04.data"),
-        ),
-        page="https://archive.ics.uci.edu/dataset/159/magic+gamma+telescope",
-        note="UCI MAGIC gamma telescope; class g (gamma, signal) -> +1, h (hadron) -> -1"),
-]}
 
 
 # ----------------------------------------------------------------------------
@@ -440,24 +342,50 @@ def fetch_file(name, *, data_home=None, download: bool = True, force: bool = Fal
 # Loading
 # ----------------------------------------------------------------------------
 
+def _read_whole(spec, path, source):
+    if spec.format == "libsvm":
+        return load_libsvm(path, n_features=spec.n_features, labels=spec.labels,
+                           member=source.member)
+    if spec.format == "csv":
+        return load_csv(path, labels=spec.labels, label_column=spec.label_column,
+                        header=spec.header, member=source.member)
+    raise ValueError(f"dataset {spec.name!r}: unknown format {spec.format!r}")
+
+
+def _check_shape(spec, path, X, complete: bool):
+    if spec.n_features is not None and X.shape[1] != spec.n_features:
+        raise ValueError(f"{path}: {X.shape[1]} features, but dataset {spec.name!r} has "
+                         f"{spec.n_features}")
+    if complete and spec.n_rows is not None and X.shape[0] != spec.n_rows:
+        warnings.warn(f"{path}: {X.shape[0]} rows, but dataset {spec.name!r} is published "
+                      f"with {spec.n_rows}; is it the right file?", stacklevel=3)
+
+
 def load(name, *, download: bool = False, data_home=None, n_rows: int | None = None,
-         mirror: str | None = None, progress: bool | None = None, verify: bool = True):
+         seed=0, mirror: str | None = None, progress: bool | None = None,
+         verify: bool = True):
     """``(X, y)`` of a benchmark dataset, labels in {-1, +1} (``usps``: 1..10).
 
     Parameters
     ----------
     name : str or RemoteDataset
-        A key of ``DATASETS``: ``a9a``, ``a9a.t``, ``w8a``, ``w8a.t``, ``ijcnn1``,
-        ``ijcnn1.t``, ``cod-rna``, ``cod-rna.t``, ``phishing``, ``mushrooms``,
-        ``SUSY``, ``magic04``, ``usps``, ``usps.t`` (case-insensitive), or a
-        ``RemoteDataset``.
+        A key of ``DATASETS`` (case-insensitive; ``a9a``, ``a9a.t``, ``w8a``,
+        ``ijcnn1``, ``cod-rna``, ``phishing``, ``mushrooms``, ``SUSY``, ``magic04``,
+        ``usps``, ...), or a ``RemoteDataset``.
     download : bool
         Download the file when it is not in the data directory (default: no, raise
         ``DatasetNotFoundError`` naming the directory, ``OKL_DATA`` and the URL).
     data_home : str or Path, optional
         The data directory (default ``$OKL_DATA``, else ``~/.cache/okl``).
     n_rows : int, optional
-        Only the first ``n_rows`` examples (e.g. a SUSY subset).
+        ``n_rows`` examples drawn uniformly at random without replacement, in file
+        order: the rows ``numpy.sort(numpy.random.default_rng(seed).choice(N, n_rows,
+        replace=False))`` of the file's ``N`` rows (never the head: UCI's magic04 is
+        sorted by class).  A file larger than ``STREAM_ABOVE`` rows (SUSY) is read in
+        one streaming pass that keeps only the drawn rows, with ``N`` the published
+        row count (a file with another count raises ``ValueError``).
+    seed : int or sequence of int
+        Seed of the row draw.
     mirror, progress, verify
         As in ``fetch_file``.
 
@@ -468,20 +396,67 @@ def load(name, *, download: bool = False, data_home=None, n_rows: int | None = N
         (``usps``, ``usps.t``: 1.0 .. 10.0, the digit plus one) the file's labels
     """
     spec = _spec(name)
+    if n_rows is not None:
+        if isinstance(n_rows, bool) or not isinstance(n_rows, numbers.Integral) or n_rows < 1:
+            raise ValueError(f"n_rows must be None or a positive integer, got {n_rows!r}")
+        n_rows = int(n_rows)
     path, source = fetch_file(spec, data_home=data_home, download=download, mirror=mirror,
-                         progress=progress, verify=verify)
-    if spec.format == "libsvm":
-        X, y = load_libsvm(path, n_features=spec.n_features, labels=spec.labels,
-                           n_rows=n_rows, member=source.member)
-    elif spec.format == "csv":
-        X, y = load_csv(path, labels=spec.labels, label_column=spec.label_column,
-                        header=spec.header, n_rows=n_rows, member=source.member)
-    else:
-        raise ValueError(f"dataset {spec.name!r}: unknown format {spec.format!r}")
-    if spec.n_features is not None and X.shape[1] != spec.n_features:
-        raise ValueError(f"{path}: {X.shape[1]} features, but dataset {spec.name!r} has "
-                         f"{spec.n_features}")
-    if n_rows is None and spec.n_rows is not None and X.shape[0] != spec.n_rows:
-        warnings.warn(f"{path}: {X.shape[0]} rows, but dataset {spec.name!r} is published "
-                      f"with {spec.n_rows}; is it the right file?", stacklevel=2)
-    return X, np.asarray(y, dtype=np.float64)
+                              progress=progress, verify=verify)
+    if n_rows is not None and spec.n_rows is not None and spec.n_rows > STREAM_ABOVE:
+        from okl.datasets.paper_data import draw_indices
+
+        rows = draw_indices(spec.n_rows, min(n_rows, spec.n_rows), seed)
+        return _load_rows_streaming(spec, path, source, rows)
+    X, y = _read_whole(spec, path, source)
+    _check_shape(spec, path, X, complete=True)
+    y = np.asarray(y, dtype=np.float64)
+    if n_rows is not None and n_rows < X.shape[0]:
+        from okl.datasets.paper_data import draw_indices
+
+        rows = draw_indices(X.shape[0], n_rows, seed)
+        X, y = X[rows], y[rows]
+    return X, y
+
+
+#: files with more published rows than this are drawn from in one streaming pass
+STREAM_ABOVE = 1_000_000
+
+
+def load_rows(name, rows, *, data_home=None, download: bool = False, mirror=None,
+              progress=None, verify: bool = True):
+    """``(X, y)`` of the rows ``rows`` (sorted 0-based example indices) of a dataset.
+
+    Files with more than ``STREAM_ABOVE`` published rows are read in one streaming
+    pass keeping only those rows (memory: the rows kept and one chunk); others are
+    read whole and indexed.  Both give the same result.
+    """
+    spec = _spec(name)
+    rows = np.asarray(rows, dtype=np.int64)
+    if rows.ndim != 1 or (rows.size and (np.any(np.diff(rows) <= 0) or rows[0] < 0)):
+        raise ValueError("rows must be strictly increasing non-negative example indices")
+    path, source = fetch_file(spec, data_home=data_home, download=download, mirror=mirror,
+                              progress=progress, verify=verify)
+    if spec.n_rows is not None and spec.n_rows > STREAM_ABOVE:
+        return _load_rows_streaming(spec, path, source, rows)
+    X, y = _read_whole(spec, path, source)
+    _check_shape(spec, path, X, complete=True)
+    if rows.size and rows[-1] >= X.shape[0]:
+        raise ValueError(f"{path}: row {rows[-1]} asked for, but the file has "
+                         f"{X.shape[0]} examples")
+    return X[rows], np.asarray(y, dtype=np.float64)[rows]
+
+
+def _load_rows_streaming(spec, path, source, rows):
+    from okl.datasets.chunks import iter_chunks, select_rows
+
+    chunks = iter_chunks(path, format=spec.format, n_features=spec.n_features,
+                         labels=spec.labels, label_column=spec.label_column,
+                         header=spec.header, member=source.member,
+                         zero_based=False if spec.format == "libsvm" else "auto")
+    X, y, total = select_rows(chunks, rows, check=False)
+    if spec.n_rows is not None and total != spec.n_rows:
+        raise ValueError(f"{path}: {total} examples, but dataset {spec.name!r} is published "
+                         f"with {spec.n_rows}; the uniform draw needs the published count "
+                         f"(is it the right file?)")
+    _check_shape(spec, path, X, complete=False)
+    return X, y

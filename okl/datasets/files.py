@@ -414,6 +414,29 @@ def load_csv(path, *, label_column: int = -1, header=None, delimiter: str = ",",
 
     rows, lines = [], []
     n_fields = None
+    for fields, line, n_fields in _csv_records(path, member=member, encoding=encoding,
+                                                delimiter=delimiter, header=header,
+                                                label_column=label_column):
+        rows.append(fields)
+        lines.append(line)
+        if n_rows is not None and len(rows) >= n_rows:
+            break
+    if not rows:
+        raise ValueError(f"{path}: the CSV file holds no examples")
+    X, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
+                        n_fields=n_fields, need_mapping=labels is None and positive is None,
+                        keep=labels == "keep")
+    y = _map_labels(raw, path, labels=labels, positive=positive,
+                    line_of=lambda i: lines[i])
+    return np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64)
+
+
+def _csv_records(path, *, member, encoding, delimiter, header, label_column):
+    """``(fields, line number, number of fields)`` of each example line of a CSV file.
+
+    Blank lines are skipped; the header (given or inferred) is checked and skipped;
+    a line with another number of fields than the first raises ``ValueError``.
+    """
     try:
         raw = open_data_file(path, member)
     except (EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile) as exc:
@@ -422,6 +445,7 @@ def load_csv(path, *, label_column: int = -1, header=None, delimiter: str = ",",
         text = io.TextIOWrapper(raw, encoding=encoding, newline="")
         reader = csv.reader(text, delimiter=delimiter)
         first = True
+        n_fields = None
         try:
             for fields in reader:
                 if not fields or all(not f.strip() for f in fields):
@@ -444,18 +468,21 @@ def load_csv(path, *, label_column: int = -1, header=None, delimiter: str = ",",
                 if len(fields) != n_fields:
                     raise ValueError(f"{path}, line {line}: {len(fields)} fields where the "
                                      f"file's first line has {n_fields}")
-                rows.append(fields)
-                lines.append(line)
-                if n_rows is not None and len(rows) >= n_rows:
-                    break
+                yield fields, line, n_fields
         except (csv.Error, UnicodeDecodeError) as exc:
             raise ValueError(f"{path}, line {reader.line_num + 1}: not valid CSV: {exc}") from None
         except (EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile) as exc:
             raise ValueError(f"{path}: cannot decompress it ({exc})") from None
-    if not rows:
-        raise ValueError(f"{path}: the CSV file holds no examples")
+
+
+def _csv_block(rows, lines, path, *, label_column, n_fields, need_mapping, keep):
+    """``(X, raw labels)`` of CSV example ``rows`` (lists of fields) at file ``lines``.
+
+    Features must be finite numbers (``ValueError`` naming the line and column);
+    labels come back as floats when all are numbers, else as strings (which then
+    need a mapping: ``need_mapping`` says none was given).
+    """
     table = np.array(rows, dtype=object)
-    label_column = label_column % n_fields
     feature_columns = [j for j in range(n_fields) if j != label_column]
     try:
         X = np.array(table[:, feature_columns].tolist(), dtype=np.float64)
@@ -478,14 +505,12 @@ def load_csv(path, *, label_column: int = -1, header=None, delimiter: str = ",",
         raw = np.array([float(v) for v in raw_labels])
     else:
         raw = np.array(raw_labels, dtype=object)
-        if labels is None and positive is None:
+        if need_mapping:
             first_bad = next(i for i, v in enumerate(raw_labels) if not _is_number(v))
             distinct = sorted(set(raw_labels))
             raise ValueError(f"{path}: the labels are not numbers (line {lines[first_bad]}: "
                              f"{raw_labels[first_bad]!r}; labels {distinct[:10]}); give "
                              f"labels={{...: +1, ...: -1}} to map them to -1/+1")
-        if labels == "keep":
+        if keep:
             raise ValueError(f"{path}: labels='keep' needs numeric labels")
-    y = _map_labels(raw, path, labels=labels, positive=positive,
-                    line_of=lambda i: lines[i])
-    return np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64)
+    return X, raw

@@ -1,0 +1,409 @@
+"""Reading LIBSVM and CSV files in chunks: streams larger than memory.
+
+``iter_chunks(path_or_name, chunk_rows=...)`` yields ``(X, y)`` blocks of at most
+``chunk_rows`` examples, in file order, with the checks and messages of the whole-file
+readers (``okl.datasets.load_libsvm`` / ``load_csv``: the file and the 1-based line,
+counting every physical line).  Every block has the same width and the same label
+mapping, fixed before the first block:
+
+* from the registry when ``path_or_name`` is a dataset of ``okl.datasets.DATASETS``
+  (its ``n_features``, label mapping; LIBSVM indices 1-based);
+* else from the arguments (``n_features``, ``labels`` / ``positive``, ``zero_based``);
+* else by a first pass over the file (``scan``), which reads it once with the same
+  checks (so a malformed line anywhere is reported before the first block) and finds
+  the largest index, whether an index 0 occurs, and the label set.
+
+Concatenating the blocks gives exactly what the whole-file reader returns (tested).
+Memory: one block (its text and its matrix), never the file.
+
+``select_rows(chunks, rows)`` keeps given example indices from a chunk stream (one
+pass: the uniform row draws of ``okl.datasets.load`` on SUSY-sized files).
+"""
+from __future__ import annotations
+
+import io
+import itertools
+import lzma
+import numbers
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from okl.datasets.files import (_check_mapping, _check_path, _csv_block, _csv_records,
+                                _libsvm_line_problem, _map_labels, open_data_file)
+
+__all__ = ["iter_chunks", "scan", "select_rows", "FileInfo", "DEFAULT_CHUNK_ROWS"]
+
+DEFAULT_CHUNK_ROWS = 65_536
+_CSV_SUFFIXES = (".csv", ".data", ".dat", ".tsv")
+_LABEL_KEEP = "keep"
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """What a first pass over a file finds (``scan``)."""
+
+    path: str
+    format: str
+    n_rows: int
+    n_features: int
+    zero_based: bool
+    labels: tuple          # the distinct labels, sorted (numbers as floats, else strings)
+
+
+# ----------------------------------------------------------------------------
+# LIBSVM
+# ----------------------------------------------------------------------------
+
+def _bad_libsvm(path, lines, first_line, zero_based, n_features, exc=None):
+    """The ValueError of the first malformed example line among ``lines``."""
+    low = 0 if zero_based else 1
+    for i, line in enumerate(lines):
+        if not line.split(b"#", 1)[0].strip():
+            continue
+        problem = _libsvm_line_problem(line, zero_based)
+        if problem is None and n_features is not None:
+            problem = _index_beyond(line, n_features, low)
+        if problem is not None:
+            return ValueError(f"{path}: not a valid LIBSVM file: line {first_line + i}: "
+                              f"{problem}")
+    return ValueError(f"{path}: not a valid LIBSVM file: {exc or 'a value is not finite'}")
+
+
+def _index_beyond(line, n_features, low):
+    tokens = line.split(b"#", 1)[0].split()[1:]
+    if tokens and tokens[0].startswith(b"qid:"):
+        tokens = tokens[1:]
+    if tokens:
+        last = int(tokens[-1].split(b":")[0])
+        if last - low >= n_features:
+            return (f"feature index {last} is beyond the {n_features} features of the "
+                    f"stream (indices {low}..{n_features - 1 + low})")
+    return None
+
+
+def _example_lines_of(lines):
+    """Positions (in ``lines``) of the lines that hold an example."""
+    return [i for i, line in enumerate(lines) if line.split(b"#", 1)[0].strip()]
+
+
+def _libsvm_blocks(path, member, chunk_rows, n_features, zero_based):
+    """``(X, raw y, lines, first line number)`` blocks: ``chunk_rows`` physical lines each."""
+    from sklearn.datasets import load_svmlight_file  # scikit-learn's C parser
+
+    try:
+        fh = open_data_file(path, member)
+    except (EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path}: not a valid LIBSVM file: cannot decompress it "
+                         f"({exc})") from None
+    first_line = 1
+    with fh:
+        while True:
+            try:
+                lines = list(itertools.islice(fh, chunk_rows))
+            except (EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile) as exc:
+                raise ValueError(f"{path}: not a valid LIBSVM file: cannot decompress it "
+                                 f"({exc})") from None
+            if not lines:
+                return
+            text = b"".join(lines)
+            if not text.endswith(b"\n"):
+                text += b"\n"
+            try:
+                X, y = load_svmlight_file(io.BytesIO(text), n_features=n_features,
+                                          dtype=np.float64, zero_based=zero_based)
+            except (ValueError, OverflowError) as exc:
+                raise _bad_libsvm(path, lines, first_line, zero_based, n_features,
+                                  exc) from None
+            if X.shape[0]:
+                if not (np.isfinite(X.data).all() and np.isfinite(y).all()):
+                    raise _bad_libsvm(path, lines, first_line, zero_based, n_features)
+                yield X, y, lines, first_line
+            first_line += len(lines)
+
+
+def _libsvm_line_of(lines, first_line):
+    positions = None
+
+    def line_of(i):
+        nonlocal positions
+        if positions is None:
+            positions = _example_lines_of(lines)
+        return first_line + positions[i]
+    return line_of
+
+
+def _auto_mapping(distinct, path):
+    """The binary label rule of the whole-file readers, as an explicit mapping."""
+    values = sorted(distinct)
+    if any(isinstance(v, str) for v in values):
+        raise ValueError(f"{path}: the labels are not numbers ({values[:10]}); give "
+                         f"labels={{...: +1, ...: -1}} to map them to -1/+1")
+    if len(values) > 2:
+        raise ValueError(f"{path}: {len(values)} distinct labels {values[:10]}; a binary "
+                         f"file is needed, or give labels={{label: +1 or -1}} or "
+                         f"positive=label (one-vs-rest), or labels='keep'")
+    if set(values) <= {-1.0, 1.0}:
+        return {v: v for v in values}
+    if len(values) == 2:
+        return {values[0]: -1.0, values[1]: 1.0}
+    raise ValueError(f"{path}: a single label {values} that is not -1 or +1; "
+                     f"give labels={{{values[0]:g}: +1 or -1}}")
+
+
+# ----------------------------------------------------------------------------
+# First pass
+# ----------------------------------------------------------------------------
+
+def _format_of(path, format):
+    if format is not None:
+        if format not in ("libsvm", "csv"):
+            raise ValueError(f"format must be 'libsvm' or 'csv', got {format!r}")
+        return format
+    name = Path(path).name.lower()
+    for suffix in (".gz", ".bz2", ".xz", ".lzma", ".zip"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return "csv" if name.endswith(_CSV_SUFFIXES) else "libsvm"
+
+
+def scan(path, *, format=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, zero_based="auto",
+         label_column: int = -1, header=None, delimiter: str = ",", member=None,
+         encoding: str = "utf-8") -> FileInfo:
+    """One pass over a LIBSVM or CSV file, with the readers' checks: its number of
+    examples and features, whether its LIBSVM indices start at 0, its labels."""
+    path = _check_path(path)
+    format = _format_of(path, format)
+    labels = set()
+    n = 0
+    if format == "libsvm":
+        lowest, highest = None, -1
+        for X, y, _lines, _first in _libsvm_blocks(path, member, chunk_rows, None, True):
+            n += X.shape[0]
+            labels.update(np.unique(y).tolist())
+            if X.nnz:
+                lo, hi = int(X.indices.min()), int(X.indices.max())
+                lowest = lo if lowest is None else min(lowest, lo)
+                highest = max(highest, hi)
+        if n == 0:
+            raise ValueError(f"{path}: not a valid LIBSVM file: it holds no examples")
+        if zero_based == "auto":
+            zero_based = lowest == 0
+        elif zero_based is False and lowest == 0:
+            raise ValueError(f"{path}: feature index 0 with zero_based=False")
+        n_features = highest + 1 if zero_based else max(highest, 0)
+        return FileInfo(str(path), format, n, n_features, bool(zero_based),
+                        tuple(sorted(labels)))
+    n_features = None
+    rows, lines = [], []
+    for fields, line, n_fields in _csv_records(path, member=member, encoding=encoding,
+                                               delimiter=delimiter, header=header,
+                                               label_column=label_column):
+        rows.append(fields)
+        lines.append(line)
+        if len(rows) >= chunk_rows:
+            _, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
+                                n_fields=n_fields, need_mapping=False, keep=False)
+            labels.update(raw.tolist())
+            n += len(rows)
+            rows, lines = [], []
+        n_features = n_fields - 1
+    if rows:
+        _, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
+                            n_fields=n_fields, need_mapping=False, keep=False)
+        labels.update(raw.tolist())
+        n += len(rows)
+    if n == 0:
+        raise ValueError(f"{path}: the CSV file holds no examples")
+    kinds = {isinstance(v, str) for v in labels}
+    ordered = tuple(sorted(labels, key=str)) if True in kinds else tuple(sorted(labels))
+    return FileInfo(str(path), format, n, n_features, False, ordered)
+
+
+# ----------------------------------------------------------------------------
+# Chunks
+# ----------------------------------------------------------------------------
+
+def _resolve(source, data_home):
+    """``(path, registry spec or None, member)`` of a file path or a dataset name."""
+    path = Path(source)
+    if path.exists():
+        return path, None, None
+    if isinstance(source, str):
+        from okl.datasets import fetch
+
+        try:
+            spec = fetch._spec(source)
+        except ValueError:
+            raise FileNotFoundError(f"{source!r} is neither a file nor a dataset of "
+                                    f"okl.datasets.DATASETS") from None
+        found, src = fetch.fetch_file(spec, data_home=data_home, download=False)
+        return found, spec, src.member
+    raise FileNotFoundError(f"no such file: {source}")
+
+
+def iter_chunks(source, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
+                n_features: int | None = None, labels=None, positive=None,
+                zero_based="auto", label_column: int = -1, header=None,
+                delimiter: str = ",", member: str | None = None, data_home=None,
+                encoding: str = "utf-8", info: FileInfo | None = None):
+    """``(X, y)`` blocks of a LIBSVM or CSV file, in file order.
+
+    Parameters
+    ----------
+    source : str or Path
+        A file (``.gz``, ``.bz2``, ``.xz``, ``.zip`` decompressed on the fly; the format
+        from ``format`` or the name: ``.csv``, ``.data``, ``.dat``, ``.tsv`` are CSV,
+        anything else LIBSVM), or the name of a dataset of ``okl.datasets.DATASETS``
+        (found in the data directory, never downloaded; its format, width and labels
+        come from the registry).
+    chunk_rows : int
+        Lines per block: a LIBSVM block holds the examples of ``chunk_rows`` physical
+        lines (fewer when some are blank or comments), a CSV block ``chunk_rows``
+        examples; the last block may be shorter.  Memory is proportional to it.
+    n_features : int, optional
+        The width of every block (LIBSVM; CSV files have theirs).  Default: the
+        registry's, else a first pass over the file (``scan``).
+    labels, positive
+        As in ``load_libsvm``; with neither (and a file that is not a registry dataset)
+        the first pass finds the label set and applies the whole-file rule (-1/+1 kept,
+        two other numbers ``a < b`` to -1/+1).
+    zero_based : bool or "auto"
+        As in ``load_libsvm``; "auto" is decided for the whole file by the first pass
+        (a registry LIBSVM dataset is 1-based).
+    label_column, header, delimiter, encoding
+        As in ``load_csv``.
+    member : str, optional
+        The file inside a zip archive.
+    data_home
+        The data directory for a dataset name.
+    info : FileInfo, optional
+        The result of an earlier ``scan`` of the same file (saves the first pass).
+
+    Yields
+    ------
+    X : CSR matrix (LIBSVM) or ndarray (CSV), float64, ``n_features`` columns
+    y : ndarray, float64
+
+    Raises
+    ------
+    ValueError
+        As the whole-file readers: a malformed line (file and line number), a
+        non-finite value or label, an empty file, labels that are not binary while
+        no mapping is given.
+    """
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, numbers.Integral) \
+            or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    chunk_rows = int(chunk_rows)
+    if zero_based not in (True, False, "auto"):
+        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    path, spec, spec_member = _resolve(source, data_home)
+    if spec is not None:
+        format = spec.format
+        n_features = spec.n_features if n_features is None else n_features
+        if labels is None and positive is None:
+            labels = spec.labels
+        label_column, header = spec.label_column, spec.header
+        member = spec_member if member is None else member
+        if format == "libsvm" and zero_based == "auto":
+            zero_based = False
+    path = _check_path(path)
+    format = _format_of(path, format)
+    _check_mapping(labels, positive, path)
+    return _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
+                   label_column, header, delimiter, member, encoding, info)
+
+
+def _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
+            label_column, header, delimiter, member, encoding, info):
+    need_labels = labels is None and positive is None
+    if format == "libsvm":
+        if need_labels or n_features is None or zero_based == "auto":
+            if info is None:
+                info = scan(path, format="libsvm", zero_based=zero_based, member=member,
+                            chunk_rows=chunk_rows)
+            if zero_based == "auto":
+                zero_based = info.zero_based
+            if n_features is None:
+                n_features = info.n_features
+            if need_labels:
+                labels = _auto_mapping(info.labels, path)
+        n = 0
+        for X, y, lines, first in _libsvm_blocks(path, member, chunk_rows, n_features,
+                                                 zero_based):
+            y = _map_labels(y, path, labels=labels, positive=positive,
+                            line_of=_libsvm_line_of(lines, first))
+            X.sort_indices()
+            n += X.shape[0]
+            yield X, np.ascontiguousarray(y, dtype=np.float64)
+        if n == 0:
+            raise ValueError(f"{path}: not a valid LIBSVM file: it holds no examples")
+        return
+    # CSV
+    if need_labels:
+        if info is None:
+            info = scan(path, format="csv", label_column=label_column, header=header,
+                        delimiter=delimiter, member=member, encoding=encoding)
+        labels = _auto_mapping(info.labels, path)
+    rows, lines = [], []
+    n = 0
+    n_fields = None
+    for fields, line, n_fields in _csv_records(path, member=member, encoding=encoding,
+                                               delimiter=delimiter, header=header,
+                                               label_column=label_column):
+        if n_features is not None and n_fields - 1 != n_features:
+            raise ValueError(f"{path}, line {line}: {n_fields - 1} features, but the "
+                             f"stream has {n_features}")
+        rows.append(fields)
+        lines.append(line)
+        if len(rows) >= chunk_rows:
+            n += len(rows)
+            yield _csv_chunk(rows, lines, path, label_column % n_fields, n_fields,
+                             labels, positive)
+            rows, lines = [], []
+    if rows:
+        n += len(rows)
+        yield _csv_chunk(rows, lines, path, label_column % n_fields, n_fields, labels,
+                         positive)
+    if n == 0:
+        raise ValueError(f"{path}: the CSV file holds no examples")
+
+
+def _csv_chunk(rows, lines, path, label_column, n_fields, labels, positive):
+    X, raw = _csv_block(rows, lines, path, label_column=label_column, n_fields=n_fields,
+                        need_mapping=labels is None and positive is None,
+                        keep=labels == _LABEL_KEEP)
+    y = _map_labels(raw, path, labels=labels, positive=positive,
+                    line_of=lambda i: lines[i])
+    return np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64)
+
+
+def select_rows(chunks, rows, *, check: bool = True):
+    """``(X, y, n)``: the examples ``rows`` (sorted 0-based indices) of a chunk stream,
+    and the stream's total number of examples ``n``; one pass, memory one chunk plus
+    the rows kept.  A row beyond the stream raises ``ValueError`` (with ``check``;
+    else it is left out and the caller checks ``n``)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    kept_X, kept_y = [], []
+    offset = 0
+    for X, y in chunks:
+        m = X.shape[0]
+        lo, hi = np.searchsorted(rows, [offset, offset + m])
+        if hi > lo:
+            local = rows[lo:hi] - offset
+            kept_X.append(X[local])
+            kept_y.append(y[local])
+        offset += m
+    if check and rows.size and rows[-1] >= offset:
+        raise ValueError(f"row {rows[-1]} asked for, but the stream has {offset} examples")
+    if not kept_X:
+        return None, np.empty(0), offset
+    if sp.issparse(kept_X[0]):
+        X = sp.vstack(kept_X, format="csr")
+    else:
+        X = np.vstack(kept_X)
+    return X, np.concatenate(kept_y), offset
