@@ -51,7 +51,7 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
        * else (``S_y`` full): ``s = argmax_{s in S_y} k_c(x_t, s)``; draw ``rho ~
          Ber(min(1, B/(2t)))`` (one uniform of the seeded generator, drawn in every such
          round); if ``rho = 1`` and ``k_c(x_t, s) <= mu``, the entry ``r`` of ``S_y`` with
-         the smallest ``|w_r|`` is replaced by ``x_t`` (block sums and ``C_i`` updated, then
+         the smallest ``|w_r|`` (weights before this round's step) is replaced by ``x_t`` (block sums and ``C_i`` updated, then
          the selection) and ``w_s += eta_t y_t``, ``w_r = eta_t y_t``; otherwise only
          ``w_s += eta_t y_t`` (the new example's gradient is credited to its most coherent
          stored neighbour);
