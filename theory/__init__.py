@@ -8,7 +8,7 @@ IEEE TSP 2004 (NORMA: ``theory.norma``, including the tuning function ``h`` of (
 Liao, Li, Liao, Hu & Dang, AAAI 2024 (Perceptron, AVP, Ahpatron and the quoted
 budgeted baselines: ``theory.ahpatron``).
 """
-from . import ahpatron, awv, experts, norma, pomdr, selection
+from . import ahpatron, awv, experts, kons, norma, pomdr, selection
 from .ahpatron import (
     AVPParameters,
     AhpatronParameters,
