@@ -215,22 +215,35 @@ def _wait_for(journal, k, proc, timeout=120):
         time.sleep(0.002)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+KILLS = ["SIGINT", "SIGKILL", "worker"]
+
+
+@pytest.mark.parametrize("kill", KILLS)
 def test_a_joblib_sweep_killed_at_a_random_run_resumes_to_the_same_csv(tmp_path, reference,
-                                                                      sig):
-    k = int(np.random.default_rng([15, sig]).integers(1, N_BIG // 2))
+                                                                      kill):
+    """SIGINT or SIGKILL to the whole job (a Ctrl-C, a time limit), or SIGKILL to one of
+    joblib's two worker processes, after a random number of finished runs."""
+    k = int(np.random.default_rng([15, KILLS.index(kill)]).integers(1, N_BIG // 2))
     prefix = tmp_path / "s"
     journal = f"{prefix}-journal.jsonl"
     proc = _start(prefix, "--jobs", "2")
     _wait_for(journal, k, proc)
-    os.killpg(proc.pid, sig)               # the whole job, as a Ctrl-C or a time limit does
+    if kill == "worker":
+        import psutil                      # a dependency of distributed (test extras)
+
+        workers = [c for c in psutil.Process(proc.pid).children(recursive=True)
+                   if "LokyProcess" in " ".join(c.cmdline())]
+        assert len(workers) == 2
+        os.kill(workers[0].pid, signal.SIGKILL)
+    else:
+        os.killpg(proc.pid, getattr(signal, kill))
     out, err = proc.communicate(timeout=60)
     saved = _records(journal)
-    if sig == signal.SIGINT:
-        assert proc.returncode == 130, err
+    expected = {"SIGINT": 130, "SIGKILL": -signal.SIGKILL, "worker": 1}[kill]
+    assert proc.returncode == expected, err
+    if kill != "SIGKILL":
         assert f"{saved} finished run(s) are saved" in err.decode()
-    else:
-        assert proc.returncode == -signal.SIGKILL
+        assert "--resume" in err.decode()
     assert k <= saved < N_BIG and not os.path.exists(f"{prefix}.csv")
     assert main(BIG + ["--out", str(prefix), "--resume", "--jobs", "2"]) == 0
     assert _outputs(prefix) == reference["big"]
@@ -246,11 +259,22 @@ def test_dask_lost_worker_then_killed_client_resume_to_the_same_csv(tmp_path, re
         address = cluster.scheduler_address
 
         def kill_a_busy_worker():
-            pids = client.run(os.getpid)
+            pids = client.run(os.getpid, on_error="ignore")
             busy = [w for w, keys in client.processing().items() if keys and w in pids]
             assert busy, "no worker was running a task"
             os.kill(pids[busy[0]], signal.SIGKILL)
             return busy[0]
+
+        def settle(lost):
+            """Wait until the scheduler has dropped ``lost`` and the nanny's new worker
+            has joined, so that the next step meets two live workers."""
+            deadline = time.monotonic() + 60
+            while True:
+                workers = client.scheduler_info()["workers"]
+                if lost not in workers and len(workers) == 2:
+                    return
+                assert time.monotonic() < deadline, workers
+                time.sleep(0.05)
 
         # 1. a worker dies mid-run: Dask reruns its runs, the sweep completes unaided
         prefix = tmp_path / "a"
@@ -261,7 +285,7 @@ def test_dask_lost_worker_then_killed_client_resume_to_the_same_csv(tmp_path, re
         assert proc.returncode == 0, err
         assert _outputs(prefix) == reference["big"]
         assert lost not in client.scheduler_info()["workers"]
-        client.wait_for_workers(2, timeout=60)       # the nanny restarts the worker
+        settle(lost)                                 # the nanny restarts the worker
 
         # 2. a worker dies, then the client is killed: --resume finishes the sweep
         prefix = tmp_path / "b"
@@ -269,11 +293,11 @@ def test_dask_lost_worker_then_killed_client_resume_to_the_same_csv(tmp_path, re
         proc = _start(prefix, "--dask", address)
         k = int(rng.integers(1, N_BIG // 3))
         _wait_for(journal, k, proc)
-        kill_a_busy_worker()
+        lost = kill_a_busy_worker()
         _wait_for(journal, k + 2, proc)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=60)
         assert k + 2 <= _records(journal) < N_BIG and not os.path.exists(f"{prefix}.csv")
-        client.wait_for_workers(2, timeout=60)
+        settle(lost)
         assert main(BIG + ["--out", str(prefix), "--resume", "--dask", address]) == 0
     assert _outputs(prefix) == reference["big"]

@@ -5,17 +5,16 @@ permutations, a paper table's cells) records each run the moment it finishes;
 after a Ctrl-C, a ``SIGKILL``, a lost Dask worker or a job's time limit, the
 same computation opened with ``resume=True`` skips what the journal holds and
 runs only the rest, so that the resumed result has exactly the rows of an
-uninterrupted one: none twice, none missing.
+uninterrupted one: none twice, none missing.  For example::
 
->>> with Journal("runs.jsonl", {"grid": grid, "seed": 0}, resume=True) as journal:
-...     for key, task in tasks.items():
-...         if key not in journal:
-...             journal.record(key, run(task))
-...     rows = [journal.done()[key] for key in tasks]            # doctest: +SKIP
+    with Journal("runs.jsonl", {"grid": grid, "seed": 0}, resume=True) as journal:
+        for key, task in tasks.items():          # key: run_key(...) of the task
+            if key not in journal:
+                journal.record(key, run(task))
+        done = journal.done()
+    rows = [done[key] for key in tasks]
 
-Format and why
---------------
-One file of JSON lines.  The first line is a header holding the computation's
+**Format.**  One file of JSON lines.  The first line is a header holding the computation's
 *configuration* (whatever decides the rows: data fingerprint, grid, seed,
 package version) and its fingerprint; every further line is one finished run,
 ``{"key": ..., "row": ...}``.  A run's key is a deterministic string
@@ -34,12 +33,12 @@ journal is read or appended to; that run simply did not finish.  A complete
 line that is not a record is corruption, not a torn write, and raises
 ``ValueError`` naming the line.
 
-This was preferred over one file per run renamed into place: that is as safe,
+**Why one appended file.**  It was preferred over one file per run renamed into place: that is as safe,
 but a sweep of 10,000 runs would leave 10,000 files and a directory listing to
 read on resume, and a rename's durability needs a directory ``fsync`` per run
 as well; one appended file costs one ``write`` and one ``fsync`` per run.
 
-Who writes: okl's sweep writes from the *parent* process as results arrive
+**Who writes.**  okl's sweep writes from the *parent* process as results arrive
 (joblib's ``return_as="generator_unordered"``, Dask's ``as_completed``), not
 from the workers.  A killed worker then loses only the run it was computing
 (Dask reschedules it; joblib stops, and ``--resume`` reruns it), every run that
@@ -47,7 +46,7 @@ reached the parent is on disk, and Dask workers need no filesystem shared with
 the client.  Appends from workers are nevertheless safe (above), for callers
 that want them.
 
-Values of a row round-trip exactly: ``str``, ``int``, ``float`` (including
+**Exact values.**  Values of a row round-trip exactly: ``str``, ``int``, ``float`` (including
 ``nan`` and ``inf``), ``bool`` and ``None`` as JSON; other Python literals
 (tuples, lists, dicts, complex) as their ``repr``, read back with
 :func:`ast.literal_eval`; anything else pickled.  Key order is kept.  So a

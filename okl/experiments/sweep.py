@@ -283,7 +283,7 @@ def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
     keys = [run_key_of(c, p) for c, p in tasks]
     header = {"kind": "okl sweep", "okl": okl.__version__, "data": data_fingerprint(X, y),
               "configurations": [c.as_dict() for c in configs],
-              "permutations": int(permutations), "seed": seed, "timing": bool(timing)}
+              "permutations": int(permutations), "seed": int(seed), "timing": bool(timing)}
     with Journal(journal, header, resume=resume) as runs:
         todo = [i for i, key in enumerate(keys) if key not in runs]
         for i, row in _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler,
