@@ -449,3 +449,31 @@ def test_bad_input_raises_before_any_state_change(which, task):
 def test_registered_at_the_top_level():
     assert okl.SketchedKONS is SketchedKONS and okl.ProsNKONS is ProsNKONS
     assert "SketchedKONS" in okl.learners.__all__ and "ProsNKONS" in okl.learners.__all__
+
+
+# ----------------------------------------------------------------------------
+# okl bounds
+# ----------------------------------------------------------------------------
+
+def test_bounds_report_rows():
+    from okl.cli import main
+    from okl.experiments.bounds import bounds_report
+
+    X, y = regression_stream(200, 2, seed=5)
+    sources = {}
+    for learner in [SketchedKONS(okl.Gaussian(0.7), gamma=0.3, seed=0),
+                    SketchedKONS(okl.Gaussian(0.7), gamma=1.0, seed=0),
+                    ProsNKONS(okl.Gaussian(0.7), seed=0)]:
+        rep = bounds_report(learner, X, y)
+        checked = [r for r in rep.rows if r["holds"] is not None]
+        assert checked and all(r["holds"] for r in checked)
+        sources[repr(learner)] = [r["source"] for r in checked]
+        assert any("eq. (8)" in r["source"] and r["bound"] is None for r in rep.rows)
+    assert sum(len(v) for v in sources.values()) == 5
+    # the recorded forecasts of the authors' code are not the learned ones: no bound
+    rep = bounds_report(ProsNKONS(okl.Gaussian(0.7), variant="jgr2019", seed=0), X, y)
+    assert "jgr2019" in rep.rows[0]["note"] and rep.rows[0]["holds"] is None
+    # a step above 1/(2 (yhat - y)^2) voids the bounds, and the report says so
+    rep = bounds_report(SketchedKONS(okl.Gaussian(0.7), eta=4.0, seed=0), X, y)
+    assert "eta <=" in rep.rows[0]["note"] and rep.rows[0]["holds"] is None
+    assert main(["bounds", "--learner", "ProsNKONS", "--rounds", "150", "-p", "mu=0.5"]) == 0
