@@ -49,6 +49,8 @@ def _default_factory(cls):
     """``cls()`` (with a horizon for learners that need one to learn one at a time)."""
     def make():
         kwargs = {"T": 2000} if issubclass(cls, HorizonLearner) else {}
+        if "seed" in cls._param_names:
+            kwargs["seed"] = 0          # replays (tests/test_threads.py) need the same draws
         return cls(**kwargs)
     make.__name__ = f"{cls.__name__}()"
     return make

@@ -153,6 +153,10 @@ def _unlocked(f):
     return f
 
 
+#: private names that read a learner's whole state: locked like the public calls
+_LOCKED_DUNDERS = frozenset({"__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"})
+
+
 def serialized(cls):
     """Make every public method and property of ``cls`` (defined in Python, on it or
     on its bases) take the instance's re-entrant lock ``_okl_lock``.
@@ -165,7 +169,7 @@ def serialized(cls):
     seen = set()
     for klass in cls.__mro__:
         for name, attr in list(vars(klass).items()):
-            if name in seen or name.startswith("_"):
+            if name in seen or (name.startswith("_") and name not in _LOCKED_DUNDERS):
                 continue
             seen.add(name)
             if isinstance(attr, types.FunctionType):
@@ -440,6 +444,7 @@ class OnlineLearner(Serialized):
 
     # -- pickling -----------------------------------------------------------------
 
+    @_unlocked
     def __reduce__(self):
         with self._okl_lock:
             state = self._core_state()

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from okl._validation import check_choice, check_int, check_real, check_seed
+from okl.learners.base import Serialized
 from okl.learners._experts import (
     HedgeCore,
     MSMWCore,
@@ -220,8 +221,11 @@ def msmw_scale_prior(scales):
 # The shared Python surface
 # ----------------------------------------------------------------------------
 
-class _ExpertsLearner:
-    """get_params / repr / seeded sampling / pickling for the three cores."""
+class _ExpertsLearner(Serialized):
+    """get_params / repr / seeded sampling / pickling for the three cores.
+
+    ``Serialized``: each public call holds the learner's lock (a run's loop is
+    released from the GIL; threads sharing a learner take turns)."""
 
     _param_names: tuple[str, ...] = ()
 
