@@ -245,6 +245,9 @@ def test_a_joblib_sweep_killed_at_a_random_run_resumes_to_the_same_csv(tmp_path,
         assert f"{saved} finished run(s) are saved" in err.decode()
         assert "--resume" in err.decode()
     assert k <= saved < N_BIG and not os.path.exists(f"{prefix}.csv")
+    if kill == "SIGKILL":                  # as if killed inside the write of a record
+        with open(journal, "ab") as fh:
+            fh.write(open(journal, "rb").read().splitlines(keepends=True)[-1][:57])
     assert main(BIG + ["--out", str(prefix), "--resume", "--jobs", "2"]) == 0
     assert _outputs(prefix) == reference["big"]
     assert not os.path.exists(journal)
