@@ -9,6 +9,7 @@ Liao, Li, Liao, Hu & Dang, AAAI 2024 (Perceptron, AVP, Ahpatron and the quoted
 budgeted baselines: ``theory.ahpatron``).
 """
 from . import ahpatron, awv, experts, kons, norma, pomdr, selection
+from . import selection_baselines
 from .ahpatron import (
     AVPParameters,
     AhpatronParameters,
@@ -127,6 +128,7 @@ __all__ = [
     "experts",
     "pomdr",
     "selection",
+    "selection_baselines",
     "ald_alpha",
     "ald_dictionary",
     "delta_sequence",

@@ -67,6 +67,11 @@ What is covered (every bound is a function of ``theory/``; nothing is re-derived
   run only.  The bounds are for the horizon ``T`` (``z_t`` and the steps depend on it): no
   anytime curves; the budget curves show the bounds as constant lines.  ``OMKC`` has no
   bound in ``theory``: it gets the empirical rows.
+* ``OKS`` / ``BOKS`` / ``ISKA`` / ``BOMKR`` / ``BOMKRV`` (seed 004's baselines), through
+  ``theory.selection_baselines`` (rows made by ``okl.experiments.bounds_baselines``): each
+  one's budget (K separate sets or one shared set) and memory in Table 3's accounting,
+  Theorem 1's factor for K separate sets, and the regret of the combination step against
+  every kernel's own hypothesis sequence (BOMKR/BOMKR-V pathwise, OKS/BOKS in expectation).
 * ``SketchedKONS`` / ``ProsNKONS`` (Calandriello, Lazaric & Valko 2017, as compared in
   Jezequel, Gaillard & Rudi 2019), through ``theory.kons``: the pathwise online-Newton
   bound :math:`\frac\alpha2\|f\|^2 + \frac12\sum_t g_t^\top A_t^{-1}g_t` (per epoch for
@@ -1208,11 +1213,16 @@ def _handlers():
     from okl.learners.lkmbooks import LKMBooks
     from okl.learners.pfmbooks import PFMBooks
     from okl.learners.pomdr import POMD, POMDR
+    from okl.learners.bomkr import BOMKR, BOMKRV
+    from okl.learners.iska import ISKA
+    from okl.learners.oks import OKS
+    from okl.experiments.bounds_baselines import bomkr_rows, iska_rows, oks_rows
 
     return ((Perceptron, _perceptron), (AVP, _avp), (Ahpatron, _ahpatron),
             (Forgetron, _forgetron), (NORMA, _norma), (POMD, _pomdr), (POMDR, _pomdr),
             (KernelAWV, _awv), (PKAWV, _awv), (LKMBooks, _lkmbooks), (PFMBooks, _pfmbooks),
-            (BATBooks, _batbooks), (SketchedKONS, _kons), (ProsNKONS, _kons))
+            (BATBooks, _batbooks), (SketchedKONS, _kons), (ProsNKONS, _kons),
+            (OKS, oks_rows), (BOMKR, bomkr_rows), (BOMKRV, bomkr_rows), (ISKA, iska_rows))
 
 
 #: Handlers whose high-probability bounds take the report's ``delta``.
