@@ -34,6 +34,15 @@ Units used here (the paper leaves the quantum abstract):
   :math:`B = \mathcal{T}/(d + K)` against :math:`\mathcal{T}/d` for a single-kernel learner:
   the identity :math:`(d + K) B_2 = \mathcal{T}` of Sec. 4.1.
 
+Table 3 of the paper (the available budget of every algorithm under one memory budget)
+is this rule with each learner's own costs (``theory.selection_baselines.space_quanta`` /
+``available_budget`` state them in one place): per stored entry ``d + 1`` and fixed ``K``
+for LKMBooks, OMKC and BOKS (whose ``B`` counts entries over its ``K`` separate sets);
+``d + 1`` and ``2K`` for BOMKR, whose ``K`` separate sets get ``floor(B/K)`` each (the
+paper's ``B_0 / K``); ``d + K`` and ``K`` for BOMKR-V (one shared set, ``K`` coefficients a
+vector: the paper's ``d B_0 / (d + K)``); ``d + 1`` and ``(4 + q) K`` for ISKA (one shared
+set: ``B = B_0``).
+
 Either ``alpha`` / ``beta`` is given explicitly (Assumption 3 with a measured constant:
 :math:`B = \lfloor \alpha\mathcal{T} \rfloor`), or it is derived from the learner's
 per-example cost once the dimension ``d`` is known:
