@@ -17,6 +17,7 @@ from okl.kernels import Gaussian, Kernel, Laplacian, Linear, Polynomial
 from okl.learners import POMD, POMDR, LKMBooks, PFMBooks, BATBooks, OMKC, MemoryBudget, TimeBudget, OnlineToBatch, ALMA, AVP, FOGD, NOGD, MSMW, OSMD, ExpertsTrace, Hedge, KernelAWV, PKAWV, BOGD, BOGDPP, NORMA, RBP, Ahpatron, Forgetron, Projectron, ProjectronPP, KernelOGD, OnlineLearner, Perceptron
 from okl.learners import BOKS, BOMKR, BOMKRV, ISKA, OKS
 from okl.learners import ProsNKONS, SketchedKONS
+from okl.learners import BAO2KS, SkeGD
 from okl.trace import Trace
 
 __version__ = "0.1.0"
@@ -29,3 +30,4 @@ __all__ = [
 ]
 __all__ += ["OKS", "BOKS", "ISKA", "BOMKR", "BOMKRV"]
 __all__ += ["SketchedKONS", "ProsNKONS"]
+__all__ += ["SkeGD", "BAO2KS"]

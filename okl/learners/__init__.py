@@ -10,6 +10,8 @@ from okl.learners.experts import MSMW, OSMD, ExpertsTrace, Hedge
 from okl.learners.budget import BOGD, BOGDPP, RBP, Forgetron
 from okl.learners.norma import NORMA
 from okl.learners.pomdr import POMD, POMDR
+from okl.learners.skegd import SkeGD
+from okl.learners.bao2ks import BAO2KS
 from okl.learners.selection import BATBooks, LKMBooks, OMKC, PFMBooks, MemoryBudget, TimeBudget
 from okl.learners.selection import BOKS, BOMKR, BOMKRV, ISKA, OKS
 from okl.learners.online_to_batch import OnlineToBatch, hypothesis_risks
@@ -20,3 +22,4 @@ __all__ = ["OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "
            "OnlineToBatch", "hypothesis_risks", "LKMBooks", "PFMBooks", "BATBooks", "OMKC", "MemoryBudget", "TimeBudget"]
 __all__ += ["OKS", "BOKS", "ISKA", "BOMKR", "BOMKRV"]
 __all__ += ["SketchedKONS", "ProsNKONS"]
+__all__ += ["SkeGD", "BAO2KS"]
