@@ -223,7 +223,7 @@ def test_a_joblib_sweep_killed_at_a_random_run_resumes_to_the_same_csv(tmp_path,
                                                                       kill):
     """SIGINT or SIGKILL to the whole job (a Ctrl-C, a time limit), or SIGKILL to one of
     joblib's two worker processes, after a random number of finished runs."""
-    k = int(np.random.default_rng([15, KILLS.index(kill)]).integers(1, N_BIG // 2))
+    k = int(np.random.default_rng([15, KILLS.index(kill)]).integers(1, N_BIG // 3))
     prefix = tmp_path / "s"
     journal = f"{prefix}-journal.jsonl"
     proc = _start(prefix, "--jobs", "2")
@@ -282,7 +282,7 @@ def test_dask_lost_worker_then_killed_client_resume_to_the_same_csv(tmp_path, re
         # 1. a worker dies mid-run: Dask reruns its runs, the sweep completes unaided
         prefix = tmp_path / "a"
         proc = _start(prefix, "--dask", address)
-        _wait_for(f"{prefix}-journal.jsonl", int(rng.integers(1, N_BIG // 2)), proc)
+        _wait_for(f"{prefix}-journal.jsonl", int(rng.integers(1, N_BIG // 3)), proc)
         lost = kill_a_busy_worker()
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err

@@ -33,10 +33,16 @@ journal is read or appended to; that run simply did not finish.  A complete
 line that is not a record is corruption, not a torn write, and raises
 ``ValueError`` naming the line.
 
-**Why one appended file.**  It was preferred over one file per run renamed into place: that is as safe,
-but a sweep of 10,000 runs would leave 10,000 files and a directory listing to
-read on resume, and a rename's durability needs a directory ``fsync`` per run
-as well; one appended file costs one ``write`` and one ``fsync`` per run.
+**Why one appended file.**  It was preferred over one file per run renamed
+into place: that is as safe, but a sweep of 10,000 runs would leave 10,000
+files and a directory listing to read on resume, and a rename's durability
+needs a directory ``fsync`` per run as well; one appended file costs one
+``write`` and one ``fsync`` per run (about 3.5 ms on this project's test
+machine: negligible beside runs of a second, a real cost for runs of a few
+milliseconds).
+
+**Trust.**  Values that are neither JSON nor Python literals are pickled, so a
+journal is trusted as a pickle file is: resume only journals you wrote.
 
 **Who writes.**  okl's sweep writes from the *parent* process as results arrive
 (joblib's ``return_as="generator_unordered"``, Dask's ``as_completed``), not
