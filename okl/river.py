@@ -15,7 +15,9 @@ typed round as ``learner.run`` on the same rows in the same order.
 
 Feature names become columns on the first example learned: its keys, sorted (so the
 order of a dict's keys never matters), are column ``0 .. d - 1`` of ``learner_`` for
-the rest of the stream.  Afterwards
+the rest of the stream -- or the names given as ``features=(...)``, in that order
+(for sparse dicts, such as one-hot data, whose first example names only a few of the
+features).  Afterwards
 
 * a feature missing from ``x`` is 0 (the convention of River's linear models);
 * a feature that was not in the first example is ignored, with one ``UserWarning``
@@ -35,6 +37,8 @@ import numbers
 import warnings
 
 import numpy as np
+
+from okl._dictrow import dict_row
 
 try:
     from river import base
@@ -68,8 +72,9 @@ class _OKLEstimator:
 
     _is_classifier: bool
 
-    def __init__(self, learner=None):
+    def __init__(self, learner=None, features=None):
         self.learner = learner
+        self.features = features
 
     # -- the learner -----------------------------------------------------------------
 
@@ -102,32 +107,45 @@ class _OKLEstimator:
     def _row(self, x: dict) -> np.ndarray:
         """The dense row of ``x`` in the fixed column order (missing features are 0)."""
         index = self._index
+        row = dict_row(x, index, len(index))         # C: floats and ints of known features
+        if row is not None:
+            return row
+        # new features, or values other than float/int (bools, numpy scalars, strings
+        # that numpy would parse, None): one by one, with their checks
         row = np.zeros(len(index))
         for name, value in x.items():
             j = index.get(name)
             if j is None:
                 self._unseen(name, value)
                 continue
-            if type(value) is not float and type(value) is not int:
-                _check_value(name, value)          # numpy would parse "1.5"
-            row[j] = value
+            _check_value(name, value)
+            row[j] = float(value)
         return row
 
     def _unseen(self, name, value):
         _check_value(name, value)
         if not self._warned:
             self._warned = True
-            warnings.warn(f"okl.river: feature {name!r} was not in the first example learned "
-                          f"({len(self._index)} features, fixed then); it is ignored, as is every "
-                          "later new feature (this warning is shown once)",
-                          UserWarning, stacklevel=5)
+            where = ("in features=" if self.features is not None
+                     else "in the first example learned")
+            warnings.warn(f"okl.river: feature {name!r} was not {where} ({len(self._index)} "
+                          "features, fixed then); it is ignored, as is every later new feature "
+                          "(this warning is shown once)", UserWarning, stacklevel=5)
 
     def _start(self, x: dict):
         """Fix the columns on the first example learned and make the learner."""
-        names = list(x)
-        for name in names:
-            _check_value(name, x[name])
-        columns = tuple(sorted(names, key=_column_key))
+        for name, value in x.items():
+            _check_value(name, value)
+        if self.features is None:
+            if not x:
+                raise ValueError("the first example learned has no features: its keys fix "
+                                 "the columns of the learner (or pass features=...)")
+            columns = tuple(sorted(x, key=_column_key))
+        else:
+            columns = tuple(self.features)
+            if not columns or len(set(columns)) != len(columns):
+                raise ValueError(f"features must be distinct feature names, got "
+                                 f"{self.features!r}")
         learner = self._fresh()
         self._columns = columns
         self._index = {name: j for j, name in enumerate(columns)}
@@ -138,9 +156,6 @@ class _OKLEstimator:
         if not isinstance(x, dict):
             raise ValueError(f"x must be a dict of feature values, got {type(x).__name__}")
         if "learner_" not in self.__dict__:
-            if not x:
-                raise ValueError("the first example learned has no features: its keys fix the "
-                                 "columns of the learner")
             self._start(x)
         self.learner_.learn_one(self._row(x), target)
 
@@ -179,9 +194,14 @@ class _OKLEstimator:
 
 
 def _check_value(name, value):
-    if isinstance(value, (bool, np.bool_)) or (
-            isinstance(value, numbers.Real) and math.isfinite(value)):
+    if isinstance(value, (bool, np.bool_)):
         return
+    if isinstance(value, numbers.Real):
+        try:
+            if math.isfinite(value):
+                return
+        except OverflowError:          # an int beyond the float range
+            pass
     raise ValueError(_bad_value(name, value))
 
 
@@ -200,6 +220,8 @@ class Classifier(_OKLEstimator, base.Classifier):
     ----------
     learner : okl online classifier, default ``okl.FOGD(loss="logistic", seed=0)``
         The specification; the first ``learn_one`` trains a fresh copy, ``learner_``.
+    features : tuple of feature names, optional
+        The columns, in order; default: the sorted keys of the first example learned.
     pos_label : default True
         The label learned as +1.  Every label equal to it (``True == 1 == 1.0``) is
         +1; the first other label seen is -1, and a third distinct label is a
@@ -224,8 +246,8 @@ class Classifier(_OKLEstimator, base.Classifier):
 
     _is_classifier = True
 
-    def __init__(self, learner=None, pos_label=True):
-        super().__init__(learner)
+    def __init__(self, learner=None, features=None, pos_label=True):
+        super().__init__(learner, features)
         self.pos_label = pos_label
 
     @property
@@ -289,6 +311,8 @@ class Regressor(_OKLEstimator, base.Regressor):
     ----------
     learner : okl online regressor, default ``okl.FOGD(loss="squared", seed=0)``
         The specification; the first ``learn_one`` trains a fresh copy, ``learner_``.
+    features : tuple of feature names, optional
+        The columns, in order; default: the sorted keys of the first example learned.
 
     Notes
     -----

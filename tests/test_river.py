@@ -130,6 +130,28 @@ def test_missing_features_are_zero_and_new_ones_are_ignored_with_one_warning():
     assert model.features_ == tuple(f"f{j}" for j in range(6))
 
 
+def test_features_given_up_front():
+    """Sparse dicts name only their non-zeros: features=... fixes every column at once."""
+    dicts, X, y = dict_stream(T=150, seed=9, sparse=True)
+    dicts[0] = {k: v for k, v in dicts[0].items() if v != 0.0}
+    names = tuple(f"f{j}" for j in range(6))[::-1]             # any order the user likes
+    model = Classifier(okl.BOGD(K, B=25, seed=2), features=names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                           # nothing is ignored
+        for x, label in zip(dicts, y):
+            model.learn_one(x, label > 0)
+    assert model.features_ == names
+    ref = okl.BOGD(K, B=25, seed=2)
+    ref.run(X[:, ::-1], y)
+    np.testing.assert_array_equal(model.learner_.decision_function(X[:, ::-1]),
+                                  ref.decision_function(X[:, ::-1]))
+    with pytest.warns(UserWarning, match="'g' was not in features="):
+        model.learn_one({"g": 1.0, "f1": 2.0}, True)
+    for bad in ((), ("a", "a")):
+        with pytest.raises(ValueError, match="distinct feature names"):
+            Classifier(features=bad).learn_one({"a": 1.0}, True)
+
+
 def test_labels():
     dicts, X, y = dict_stream(T=80, seed=5)
     for pos, neg, pos_label in ((True, False, True), (1, 0, True), (1, -1, True),
@@ -172,8 +194,23 @@ def test_predict_proba_only_for_the_logistic_loss():
     assert model.predict_one(dicts[0]) in (True, False)
 
 
+def test_value_types():
+    """Floats and ints go through the C path (okl._dictrow); bools, numpy scalars and
+    the like through the checked one; all give the same row."""
+    model = Classifier(okl.FOGD(K, D=10, seed=0), features=("a", "b", "c"))
+    model.learn_one({"a": 1.0, "b": 2, "c": 0.5}, True)
+    want = np.array([1.0, 2.0, 0.5])
+    for x in ({"a": 1.0, "b": 2, "c": 0.5}, {"a": True, "b": np.int64(2), "c": np.float32(0.5)},
+              {"c": 0.5, "b": 2.0, "a": 1}):
+        np.testing.assert_array_equal(model._row(x), want)
+    np.testing.assert_array_equal(model._row({"b": 10 ** 20}), [0.0, 1e20, 0.0])
+    with pytest.raises(ValueError, match="'b' is"):
+        model.learn_one({"b": 10 ** 400}, True)
+
+
 @pytest.mark.parametrize("bad", [{"f0": "1.5"}, {"f0": None}, {"f0": float("nan")},
-                                 {"f0": float("inf")}, {"f1": [1.0]}])
+                                 {"f0": float("inf")}, {"f1": [1.0]}, {"f2": 10 ** 400},
+                                 {"f3": complex(1, 1)}])
 def test_bad_values_are_value_errors_and_nothing_is_learned(bad):
     dicts, _, y = dict_stream(T=10, seed=7)
     model = Classifier(okl.BOGD(K, B=10, seed=0))
