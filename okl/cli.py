@@ -96,6 +96,28 @@ def _parser():
     rep.add_argument("--quick", action="store_true", help="a small version, for smoke runs")
     rep.add_argument("--out", default="okl-results", help="output directory")
     rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("--datasets", nargs="+", metavar="NAME",
+                     help="only these of the paper's datasets (names as the paper's)")
+    rep.add_argument("--learners", nargs="+", metavar="NAME",
+                     help="only these learners of the table")
+    rep.add_argument("--permutations", type=int, dest="n_permutations",
+                     help="random orders per dataset (default: the paper's, e.g. 10)")
+    rep.add_argument("--rounds", type=int, dest="n_rounds",
+                     help="rounds per permutation, drawn uniformly (default: the whole "
+                          "dataset)")
+    rep.add_argument("--jobs", type=int, default=1,
+                     help="local worker processes (joblib); results do not depend on it")
+    rep.add_argument("--dask", metavar="ADDRESS",
+                     help="run on the Dask cluster at this scheduler address (tcp://host:port)")
+    rep.add_argument("--resume", action="store_true",
+                     help="continue an interrupted reproduction: each finished run is saved "
+                          "in OUT/STEM-journal.jsonl as it completes; with --resume the runs "
+                          "found there are not run again and the outputs are those of an "
+                          "uninterrupted run (same command line; --jobs and --dask may change)")
+    rep.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rep.add_argument("--no-timing", dest="timing", action="store_false",
+                     help="leave out wall-clock seconds, so that the outputs depend on the "
+                          "data, seed and settings only (byte-identical across reruns)")
     return parser
 
 
@@ -107,13 +129,38 @@ def _reproduce(args) -> int:
             print(name)
         print("(okl reproduce NAME runs one; okl reproduce --quick runs every one, small)")
         return 0
+    options = {"datasets": args.datasets, "learners": args.learners,
+               "n_permutations": args.n_permutations, "n_rounds": args.n_rounds,
+               "n_jobs": args.jobs if args.jobs != 1 else None, "scheduler": args.dask,
+               "resume": args.resume or None, "timing": None if args.timing else False}
+    if args.name is None:
+        given = [k for k, v in options.items() if v is not None]
+        if given:
+            raise ValueError(f"okl reproduce --quick without a NAME runs every experiment "
+                             f"with its defaults; {', '.join(given)} need a NAME")
     names = [args.name] if args.name else sorted(experiments.available())
     for name in names:
         out = Path(args.out) if args.name else Path(args.out) / name
         start = time.perf_counter()
-        summary = experiments.run(name, out, quick=args.quick, seed=args.seed)
+        chosen = {k: v for k, v in options.items() if v is not None}
+        if args.name and experiments.accepts(name, "progress"):
+            chosen["progress"] = not args.no_progress
+        if not args.name and experiments.accepts(name, "verbose"):
+            chosen["verbose"] = False
+        try:
+            summary = experiments.run(name, out, quick=args.quick, seed=args.seed, **chosen)
+        except KeyboardInterrupt:
+            journals = sorted(str(p) for p in out.glob("*-journal.jsonl"))
+            where = f": finished runs are saved in {', '.join(journals)}" if journals else ""
+            print(f"okl: interrupted{where}; run the same command with --resume to continue",
+                  file=sys.stderr)
+            return 130
         if args.name:
-            print(json.dumps(summary, indent=2, default=str))
+            text = experiments.summary_text(summary)
+            if text:
+                print(text)
+            print(f"{name}: {time.perf_counter() - start:.1f} s; wrote "
+                  + ", ".join(Path(f).name for f in summary.get("files", [])) + f" in {out}")
         else:
             print(f"{name:<24} {time.perf_counter() - start:7.1f} s   -> {out}")
     return 0

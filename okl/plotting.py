@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["save_figure", "plot_cumulative_mistakes", "plot_mistake_rate", "plot_budget",
-           "plot_against_bounds", "plot_time_vs_budget", "plot_image_grid"]
+           "plot_against_bounds", "plot_time_vs_budget", "plot_image_grid",
+           "plot_agreement"]
 
 
 def _pyplot():
@@ -170,3 +171,68 @@ def plot_image_grid(images, *, shape=None, n_cols: int = 10, title: str = "", ax
     if title:
         ax.set_title(title)
     return ax.figure
+
+
+def plot_agreement(rows, *, metric: str = "AMR", percent: bool = True, stand_ins=(),
+                   title: str = "", x: str = "learner", xlabel: str | None = None,
+                   paper_x: str | None = None, log_x: bool = False):
+    """okl's figure beside the paper's, one panel per dataset.
+
+    ``rows`` are table rows with ``dataset``, ``learner``, ``okl``, ``okl_std``,
+    ``paper``, ``paper_std`` (and ``agrees``).  okl's value is a filled marker with its
+    error bar (std over permutations); the paper's a hollow marker of the same colour
+    with its error bar, just to the right (``x="learner"``: learners on the x axis) or at
+    the paper's own ``paper_x`` value (e.g. ``x="budget"``, ``paper_x="paper_budget"``).
+    A row outside the agreement tolerance is drawn with a red edge; datasets in
+    ``stand_ins`` are titled as stand-ins.
+    """
+    plt = _pyplot()
+    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    n = len(datasets)
+    cols = min(n, 3)
+    nrows = -(-n // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.8 * cols, 3.9 * nrows), squeeze=False)
+    scale = 100.0 if percent else 1.0
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    names = list(dict.fromkeys(r["learner"] for r in rows))
+    colour = {name: colours[i % len(colours)] for i, name in enumerate(names)}
+    for ax, ds in zip(axes.ravel(), datasets):
+        mine = [r for r in rows if r["dataset"] == ds]
+        for i, r in enumerate(mine):
+            c = colour[r["learner"]]
+            if x == "learner":
+                xo, xp = i - 0.12, i + 0.12
+            else:
+                xo, xp = r.get(x), r.get(paper_x) if paper_x else r.get(x)
+            edge = "red" if r.get("agrees") is False else c
+            if r.get("okl") is not None and xo is not None:
+                ax.errorbar(xo, scale * r["okl"], yerr=scale * (r.get("okl_std") or 0.0),
+                            fmt="o", color=c, mec=edge, capsize=3,
+                            label=f"{r['learner']} (okl)")
+            if r.get("paper") is not None and xp is not None:
+                ax.errorbar(xp, scale * r["paper"], yerr=scale * (r.get("paper_std") or 0.0),
+                            fmt="o", color=c, mfc="none", mec=c, capsize=3, ls="none",
+                            label=f"{r['learner']} (paper)")
+        if x == "learner":
+            ax.set_xticks(range(len(mine)))
+            ax.set_xticklabels([r["learner"] for r in mine], rotation=45, ha="right",
+                               fontsize=8)
+        elif log_x:
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel or ("" if x == "learner" else x))
+        ax.set_ylabel(f"{metric} (%)" if percent else metric)
+        ax.set_title(f"{ds}{' (STAND-IN)' if ds in set(stand_ins) else ''}", fontsize=10)
+    for ax in axes.ravel()[n:]:
+        ax.axis("off")
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker="o", ls="none", color="0.3", label="okl"),
+               Line2D([], [], marker="o", ls="none", color="0.3", mfc="none",
+                      label="paper"),
+               Line2D([], [], marker="o", ls="none", color="0.8", mec="red",
+                      label="outside tolerance")]
+    axes.ravel()[0].legend(handles=handles, fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -10,6 +10,7 @@ import okl
 import theory
 from okl import experiments
 from okl.experiments import pomdr as exp
+from okl.experiments.runner import stream_order
 from okl.learners.features import FOGD, NOGD
 from okl.learners.pomdr import POMDR
 
@@ -35,11 +36,11 @@ def _csv(path):
 def _streams(name, seed, n_perm, n_rounds):
     """The experiment's permutations, rebuilt from the documented recipe."""
     X, y, _ = exp.stand_in(name)
-    rng = np.random.default_rng([seed, list(exp.PAPER_DATASETS).index(name)])
+    index = list(exp.PAPER_DATASETS).index(name)
     out = []
-    for _ in range(n_perm):
-        order = rng.permutation(X.shape[0])[:n_rounds]
-        out.append((X[order], y[order], int(rng.integers(2 ** 31))))
+    for p in range(n_perm):
+        order, s = stream_order(seed, index, p, X.shape[0], n_rounds)
+        out.append((X[order], y[order], s))
     return out
 
 
@@ -65,27 +66,34 @@ def test_registered_and_constants():
 
 def test_quick_table2_rows_and_files(quick):
     out, t2, _ = quick
-    assert t2["seconds"] < 30 and t2["quick"] and t2["n_permutations"] == 2
+    assert t2["quick"] and t2["n_permutations"] == 2 and t2["complete"]
     for name in ("pomdr_table2.csv", "pomdr_table2.json", "pomdr_table2.txt",
-                 "pomdr_table2_grid.csv"):
-        assert (out / name).stat().st_size > 0
+                 "pomdr_table2_grid.csv", "pomdr_table2_runs.csv", "agreement.csv",
+                 "pomdr_table2_agreement.png", "pomdr_table2_agreement.svg"):
+        assert (out / name).stat().st_size > 0, name
+    assert not list(out.glob("*journal*"))          # removed once the outputs are written
     rows = _csv(out / "pomdr_table2.csv")
     assert [(r["dataset"], r["learner"]) for r in rows] == \
         [(ds, n) for ds in exp.QUICK_DATASETS for n in exp.TABLE2_LEARNERS]
-    assert list(rows[0]) == list(exp._T2_FIELDS)
     for r in rows:
-        assert r["source"] == "stand-in" and int(r["n_rounds"]) == exp.QUICK_ROUNDS
+        assert r["source"] == "stand-in" and r["data"] == "stand-in"
+        assert int(r["n_rounds"]) == exp.QUICK_ROUNDS
         paper = exp.PAPER_TABLE2[r["dataset"]][r["learner"]]
-        assert float(r["paper_amr"]) == pytest.approx(paper[0] / 100)
+        assert float(r["paper"]) == pytest.approx(paper[0] / 100)
+        assert float(r["paper_std"]) == pytest.approx(paper[1] / 100)
         if r["learner"] in exp.NOT_IMPLEMENTED:
-            assert r["status"] == "not implemented" and r["amr_mean"] == ""
+            assert r["status"] == "not implemented" and r["okl"] == "" and r["agrees"] == ""
         else:
-            assert r["status"] == "ok" and 0 <= float(r["amr_mean"]) < 0.5
+            assert r["status"] == "ok" and 0 <= float(r["okl"]) < 0.5
             assert int(r["budget"]) <= 400
+            assert float(r["difference"]) == pytest.approx(float(r["okl"]) - float(r["paper"]))
     text = (out / "pomdr_table2.txt").read_text()
     assert "STAND-IN" in text and "not implemented" in text and text == t2["text"] + "\n"
+    assert "  n/a  " in text and "  FLAG  " not in text     # stand-ins are not compared
     assert json.loads((out / "pomdr_table2.json").read_text())["rows"] == \
         json.loads(json.dumps(t2["rows"]))
+    agreement = [r for r in _csv(out / "agreement.csv") if r["reproduction"] == "pomdr-table2"]
+    assert len(agreement) == len(rows) and {r["data"] for r in agreement} == {"stand-in"}
 
 
 def test_quick_table2_numbers_equal_direct_runs(quick):
@@ -98,7 +106,7 @@ def test_quick_table2_numbers_equal_direct_runs(quick):
         info = exp.PAPER_DATASETS[ds]
         streams = _streams(ds, 0, 2, exp.QUICK_ROUNDS)
         for name in ("FOGD", "NOGD", "POMDR"):
-            sel = t2["detail"][ds]["learners"][name]["selected"]
+            sel = rows[ds, name]["selected"]
             amr = []
             for X, y, s in streams:
                 if name == "FOGD":
@@ -109,13 +117,13 @@ def test_quick_table2_numbers_equal_direct_runs(quick):
                     learner = POMDR(okl.Gaussian(info["sigma"]), B=400, U=25.0, M=15,
                                     zeta=info["zeta"], c=sel["c"], ald_scale=10.0)
                 amr.append(learner.run(X, y).mistake_rate)
-            assert rows[ds, name]["amr_mean"] == pytest.approx(np.mean(amr), abs=1e-15)
-            assert rows[ds, name]["amr_std"] == pytest.approx(np.std(amr, ddof=1), abs=1e-15)
+            assert rows[ds, name]["okl"] == pytest.approx(np.mean(amr), abs=1e-15)
+            assert rows[ds, name]["okl_std"] == pytest.approx(np.std(amr, ddof=1), abs=1e-15)
             points = [g for g in grid if g["dataset"] == ds and g["learner"] == name]
             assert len(points) == (2 if name == "POMDR" else 7)
             chosen = [g for g in points if g["selected"] == "True"]
             assert len(chosen) == 1
-            assert float(chosen[0]["amr_mean"]) == min(float(g["amr_mean"]) for g in points)
+            assert float(chosen[0]["mean"]) == min(float(g["mean"]) for g in points)
 
 
 def test_quick_table3_numbers_equal_direct_runs(quick):
@@ -132,18 +140,21 @@ def test_quick_table3_numbers_equal_direct_runs(quick):
         assert r["A_T"] == pytest.approx(X0.shape[0] - y0 @ K @ y0 / X0.shape[0], rel=1e-10)
         deltas, tbars, amr = [], [], []
         for X, y, _ in streams:
-            tr = POMDR(okl.Gaussian(sigma), B=400, U=25.0, M=15, zeta=r["zeta"], c=r["c"],
-                       ald_scale=10.0).run(X, y)
+            tr = POMDR(okl.Gaussian(sigma), B=400, U=25.0, M=15, zeta=exp.PAPER_DATASETS[ds]
+                       ["zeta"], c=r["c"], ald_scale=10.0).run(X, y)
             deltas.append(tr.extras["sum_delta"])
             tbars.append(float(tr.extras["t_bar"]))
             amr.append(tr.mistake_rate)
-        assert r["sum_delta_mean"] == pytest.approx(np.mean(deltas), rel=1e-12)
-        assert r["amr_mean"] == pytest.approx(np.mean(amr), abs=1e-15)
-        tb = r["t_bar_median"]
+        assert r["sum_delta"] == pytest.approx(np.mean(deltas), rel=1e-12)
+        assert r["okl"] == pytest.approx(np.mean(amr), abs=1e-15)
+        tb = r["t_bar"]
         assert (tb == "inf" and np.median(tbars) == np.inf) or tb == pytest.approx(np.median(tbars))
         paper = exp.PAPER_TABLE3[ds][sigma]
         assert r["paper_sum_delta"] == paper[1]
-    assert "A_T" in t3["text"] and "STAND-INS" in t3["text"]
+        # Table 3 has no spread: Table 2's at Table 2's width, none elsewhere
+        same = sigma == exp.PAPER_DATASETS[ds]["sigma"]
+        assert (r["paper_std"] is not None) == same
+    assert "A_T" in t3["text"] and "STAND-IN" in t3["text"]
 
 
 def test_blockwise_alignment_equals_theory(monkeypatch):
@@ -155,37 +166,41 @@ def test_blockwise_alignment_equals_theory(monkeypatch):
     monkeypatch.setattr(exp, "ALIGNMENT_EXACT_MAX", 10)
     monkeypatch.setattr(exp, "_ALIGNMENT_BLOCK", 37)
     assert exp.kernel_alignment_of(k, X, y) == pytest.approx(exact, rel=1e-12)
+    monkeypatch.setattr(exp, "_ALIGNMENT_ENTRIES", 230 * 11)     # 11-row blocks
+    assert exp.kernel_alignment_of(k, X, y) == pytest.approx(exact, rel=1e-12)
     assert exact == pytest.approx(theory.kernel_alignment(k(X), y), rel=1e-14)
 
 
 @pytest.mark.filterwarnings("ignore:.*is published with")
 def test_files_are_used_and_mnist12_has_no_data(tmp_path, monkeypatch):
-    """A mushrooms file in $OKL_DATA (okl.datasets.fetch's directory) is used."""
+    """A mushrooms file in $OKL_DATA is used through okl.datasets.paper_data."""
     data = tmp_path / "data"
     data.mkdir()
     rng = np.random.default_rng(1)
     X = (rng.random((120, 112)) < 0.2).astype(float)
-    y = np.where(X[:, :10].sum(axis=1) > 2, 1, -1)
+    y = np.where(X[:, :10].sum(axis=1) > 2, 2, 1)      # LIBSVM's mushrooms labels 1 and 2
     with open(data / "mushrooms", "w") as fh:
         for row, label in zip(X, y):
             fh.write(f"{label} " + " ".join(f"{j + 1}:1" for j in np.flatnonzero(row)) + "\n")
     monkeypatch.setenv("OKL_DATA", str(data))
     s = exp.pomdr_table2(tmp_path / "out", datasets=["mushrooms", "mnist12"], n_permutations=1,
                          verbose=False)
-    info = s["detail"]["mushrooms"]["info"]
+    info = s["datasets"]["mushrooms"]
     assert info["source"] == "file" and info["n_rounds"] == 120 and info["n_features"] == 112
+    assert info["steps"] and info["files"] == [str(data / "mushrooms")]
     assert s["stand_ins"] == [] and s["no_data"] == ["mnist12"]
     mn = [r for r in s["rows"] if r["dataset"] == "mnist12"]
     assert {r["status"] for r in mn} == {"no data", "not implemented"}
-    assert all(r["paper_amr"] is not None for r in mn)
+    assert all(r["paper"] is not None for r in mn)
     # the file's rows, in the experiment's permutation
-    rng = np.random.default_rng([0, list(exp.PAPER_DATASETS).index("mushrooms")])
-    order = rng.permutation(120)
-    seed = int(rng.integers(2 ** 31))
-    sel = s["detail"]["mushrooms"]["learners"]["FOGD"]["selected"]
-    tr = FOGD(okl.Gaussian(2.0), D=400, eta=sel["eta"], seed=seed).run(X[order], y[order])
+    order, seed = stream_order(0, list(exp.PAPER_DATASETS).index("mushrooms"), 0, 120)
     row = [r for r in s["rows"] if r["dataset"] == "mushrooms" and r["learner"] == "FOGD"][0]
-    assert row["amr_mean"] == tr.mistake_rate
+    import okl.datasets as ds
+
+    pd = ds.paper_data("mushrooms", "pomdr")
+    tr = FOGD(okl.Gaussian(2.0), D=400, eta=row["selected"]["eta"], seed=seed).run(
+        pd.X[order], pd.y[order])
+    assert row["okl"] == tr.mistake_rate
 
 
 def test_bad_arguments(tmp_path):
@@ -193,3 +208,5 @@ def test_bad_arguments(tmp_path):
         exp.pomdr_table2(tmp_path, datasets=["mnist"], verbose=False)
     with pytest.raises(ValueError, match="unknown dataset"):
         exp.load("cifar")
+    with pytest.raises(ValueError, match="n_permutations"):
+        exp.pomdr_table2(tmp_path, quick=True, n_permutations=0, verbose=False)

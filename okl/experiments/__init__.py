@@ -59,8 +59,52 @@ def available() -> dict:
     return dict(EXPERIMENTS)
 
 
-def run(name: str, out_dir, *, quick: bool = False, seed: int = 0) -> dict:
+def accepts(name: str, option: str) -> bool:
+    """Whether experiment ``name`` takes keyword ``option`` (``datasets``, ``n_jobs``,
+    ``resume``, ...: the paper-table reproductions of ``okl.experiments.runner`` take
+    them all)."""
+    import inspect
+
+    fn = available()[name]
+    params = inspect.signature(fn).parameters
+    return option in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def run(name: str, out_dir, *, quick: bool = False, seed: int = 0, **options) -> dict:
+    """Run experiment ``name``; ``options`` (``datasets``, ``n_permutations``,
+    ``n_rounds``, ``learners``, ``n_jobs``, ``scheduler``, ``resume``, ``progress``,
+    ``timing``, ``verbose``) go to the experiments that take them; giving one to an
+    experiment that does not is a ``ValueError`` naming it."""
     experiments = available()
     if name not in experiments:
         raise ValueError(f"unknown experiment {name!r}; available: {sorted(experiments)}")
-    return experiments[name](out_dir, quick=quick, seed=seed)
+    refused = [k for k in options if not accepts(name, k)]
+    if refused:
+        raise ValueError(f"experiment {name!r} does not take {', '.join(refused)} (it is a "
+                         f"fixed figure, not a paper table)")
+    return experiments[name](out_dir, quick=quick, seed=seed, **options)
+
+
+def summary_text(summary: dict) -> str:
+    """A few readable lines of an experiment's summary ("" for a paper table, whose
+    tables the runner printed as it went); the whole summary is in its JSON file."""
+    if "reproduction" in summary:
+        return ""
+    lines = []
+
+    def show(prefix, value, depth):
+        if isinstance(value, dict) and depth < 2:
+            for k, v in value.items():
+                show(f"{prefix}{k}." if depth < 1 else f"{prefix}{k} ", v, depth + 1)
+        elif isinstance(value, float):
+            lines.append(f"  {prefix.rstrip('. ')}: {value:.6g}")
+        elif isinstance(value, (int, str, bool)) or value is None:
+            lines.append(f"  {prefix.rstrip('. ')}: {value}")
+        elif isinstance(value, (list, tuple)) and len(value) <= 6 and \
+                all(isinstance(v, (int, float, str)) for v in value):
+            lines.append(f"  {prefix.rstrip('. ')}: {', '.join(map(str, value))}")
+
+    for key, value in summary.items():
+        if key not in ("files", "text"):
+            show(f"{key}.", value, 0)
+    return "\n".join(lines)

@@ -2,38 +2,42 @@
 Learning Machine with Tighter Mistake Bound* (AAAI 2024).
 
 ``ahpatron-table2``: average mistake rate (AMR, mean +- std over 10 random
-permutations), budget and running time of Ahpatron and its baselines (Table 2).
+permutations), budget and running time of Ahpatron and its baselines (Table 2), each
+beside the paper's figure with their agreement (:mod:`okl.experiments.runner`).
 ``ahpatron-table3``: ``|N_T|``, the rounds with ``0 < y_t f_t(x_t) < 1 - eps`` on which
 Ahpatron updated without a mistake (Table 3), with the unbudgeted AVP beside it.
 
 Data
 ----
-The paper's six LIBSVM sets (Table 1) are read from ``$OKL_DATA`` (default
-``~/.cache/okl``) when they are there, under their LIBSVM names (``phishing``, ``SUSY``,
-``ijcnn1`` + ``ijcnn1.t``, ``cod-rna.t`` or ``cod-rna``, ``w8a``, ``a9a`` + ``a9a.t``;
-see ``DATA_FILES``), plain or compressed (``.bz2``, ``.gz``, ``.xz``) and with an optional
-``.txt`` / ``.libsvm`` / ``.svm`` suffix; the names are matched case-insensitively.
-Nothing is downloaded.  A dataset whose file is missing is replaced by a generated
-*stand-in* of the same dimension, feature type, class balance and (paper's) kernel
-width, but with a different size and with labels of a rule of our own (``stand_in``);
-every output marks which datasets are stand-ins and the printed table says so in its
-header.  Numbers on a stand-in are not the paper's numbers and are not meant to be.
+The paper's six LIBSVM sets (Table 1) through ``okl.datasets.paper_data(name,
+"ahpatron")`` (``$OKL_DATA``; SUSY: the paper's 50,000 rows drawn uniformly; a9a: a9a +
+a9a.t; ijcnn1: ijcnn1 + ijcnn1.t; the preparation steps are printed and kept in the
+JSON).  A dataset whose files are missing is replaced by a generated *stand-in* of the
+same dimension, feature type, class balance and (paper's) kernel width, but with a
+different size and with labels of a rule of our own (``stand_in``); every output marks
+which datasets are stand-ins.  Numbers on a stand-in are not the paper's numbers and are
+not meant to be.
 
-Protocol (the paper's parameter paragraph)
-------------------------------------------
+Protocol (the paper's parameter paragraph, and its authors' R code where it is silent)
+--------------------------------------------------------------------------------------
 Gaussian kernel, ``sigma = 1`` (``sigma = 2`` on w8a and a9a, as in Table 2's
-headers); the budgets of Table 2 (``PAPER_DATASETS``).  Each dataset is run on
-10 random permutations (``numpy.random.default_rng([seed, index])``), all learners on
-the same permutations.  "Best in hindsight" picks the grid point with the smallest
-AMR averaged over those same permutations:
+headers); the budgets of Table 2 (``PAPER_DATASETS``).  Each dataset is run on 10
+random permutations of the whole set (``okl.experiments.runner.stream_order``), all
+learners on the same permutations.  "Best in hindsight" picks the grid point with the
+smallest AMR averaged over those same permutations:
 
 * Ahpatron: ``eta = 0.0005``, ``U = sqrt(B) / 2``, ``lam = U / sqrt(4 B)`` (the class
   defaults), ``eps`` best of ``{0.5, 0.6, 0.7, 0.8, 0.9}``.
-* Projectron, Projectron++: ``eta`` best of ``{0.1, 0.9}`` (the paper says it chooses
-  from the two; which it reported is not said: the best AMR is).  Projectron++ uses
-  the published margin update (``margin_update="paper"``); the Ahpatron authors' R code
-  takes a full Projectron step on every margin error, which explains the large
-  Projectron++ supports of Table 2 (``okl.ProjectronPP`` docs).
+* Projectron, Projectron++: ``eta = 0.9`` (``PROJECTRON_ETA``).  The text says
+  ``eta`` is chosen from ``{0.1, 0.9}``; the authors' ``Projectron.R`` and
+  ``Projectron++.R`` (alg4ml/Ahpatron) both hard-code ``eta <- 0.9``, and only 0.9
+  gives Table 2's supports: on a9a (sigma = 2) okl's Projectron keeps 143 vectors at
+  20.98 % (paper: 135, 21.13 %), while ``eta = 0.1`` grows the dictionary into the
+  thousands (and runs for hours).  ``projectron_eta=(0.1, 0.9)`` runs the text's grid.
+  Projectron++ takes a full Projectron step on every margin error, as the authors'
+  ``Projectron++.R`` does (``margin_update="full"``: 16.5 %, 148 vectors on a9a against
+  the paper's 16.45 %, 152); ``projectron_margin="paper"`` runs the published
+  Projectron++ update (about 20 % on a9a: it is not what Table 2 reports).
 * BOGD++ (and BOGD): step size best of ``10^{-3..3} / sqrt(T)``; ``lam = 0`` and
   ``gamma = 1`` (``okl.BOGDPP`` docs: the limit of the original grid for ``lam``
   and the value of the Ahpatron authors' runs for ``gamma``).  With these two every
@@ -41,17 +45,27 @@ AMR averaged over those same permutations:
   give the same runs (same seeds): the BOGD row is there to show it.
 * FOGD (``okl.learners.features.FOGD``, hinge loss): the number of random frequencies
   ``D`` of Table 2's ``B|D`` column (2000 on phishing, SUSY, ijcnn1 and cod-rna, 300 on
-  w8a and a9a; ``2 D`` features), step best of ``10^{-3..3} / sqrt(T)``; the seed of each
-  permutation seeds the frequencies.
+  w8a and a9a; ``2 D`` features), step best of ``10^{-3..3} / sqrt(T)``; the
+  permutation's learner seed seeds the frequencies.
 * NOGD (``okl.learners.features.NOGD``, hinge loss): budget ``B`` of the dataset, rank
   ``k = 0.2 B`` ("the other parameters of NOGD follow the original paper": the JMLR
   paper's and the authors' ``r = 0.2 B``), step best of ``10^{-3..3} / sqrt(T)``.
-* POMDR is in Table 2 but not wired here yet: it is listed as "not implemented", with
-  the paper's numbers, and never silently dropped.
-* Not in Table 2, reported as extra rows (``in_paper = False``): AVP, Ahpatron without
-  a budget (same ``U``, ``lam`` and the ``eps`` picked for Ahpatron), and the budgeted
-  Perceptrons the paper left out ("much worse than FOGD and NOGD"): Forgetron and RBP
-  (budget ``B``), and BOGD (uniform removal, same step grid as BOGD++).
+* POMDR (``okl.POMDR``): the text says "all parameters of POMDR also follow the
+  original paper", but seed 000's ``B0 = ceil(15 ln T)`` exceeds Table 2's budgets
+  (156 > 150 on a9a).  The authors' ``POMDR.R`` in alg4ml/Ahpatron sets
+  ``B0 = round(10 ln T)``, the ALD threshold ``T^{-1/2}`` on ``sqrt(alpha_t)``
+  (``zeta = 1/2``, ``ald_scale = 1``), ``U = 25``, ``M = 15`` and the reset constant
+  ``c = 0.1``, with the table's ``B`` and ``sigma``: that is what runs here
+  (``POMDR_SETTINGS``).
+* Not in Table 2, run when asked for (``learners=[...]``, ``--learners``), reported as
+  extra rows (``in_paper = False``): AVP (Ahpatron without a budget: same ``U``,
+  ``lam`` and the ``eps`` selected for Ahpatron), and the budgeted Perceptrons the
+  paper left out ("much worse than FOGD and NOGD"): Forgetron and RBP (budget ``B``),
+  and BOGD (uniform removal, same step grid as BOGD++).
+
+A learner is added by naming it in ``TABLE2_LEARNERS`` (or ``EXTRA_LEARNERS``) and
+giving it a grid in ``learner_grid`` and a constructor in ``make_learner``; a learner
+listed in ``NOT_IMPLEMENTED`` is shown with the paper's figures only.
 
 Reported per learner: AMR mean and std (sample std, ``ddof = 1`` as R's ``sd``, over
 the permutations; fractions in [0, 1], the printed table shows percent), the budget
@@ -60,32 +74,23 @@ and the mean of ``Trace.seconds`` at the selected parameters.
 """
 from __future__ import annotations
 
-import bz2
-import csv
-import gzip
-import json
-import lzma
 import math
-import os
-import tempfile
-import time
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from okl.datasets import load_libsvm
-from okl.experiments import register, table_setup
+from okl.experiments import register
+from okl.experiments import runner as rn
 from okl.kernels import Gaussian
 from okl.learners import AVP, BOGD, BOGDPP, RBP, Ahpatron, Forgetron, Projectron, ProjectronPP
 from okl.learners.features import FOGD, NOGD
-from okl.plotting import save_figure
+from okl.learners.pomdr import POMDR
 
 __all__ = [
     "ahpatron_table2", "ahpatron_table3", "PAPER_DATASETS", "PAPER_TABLE2", "PAPER_TABLE3",
-    "DATA_FILES", "TABLE2_LEARNERS", "EXTRA_LEARNERS", "NOT_IMPLEMENTED", "AHPATRON_EPS",
-    "PROJECTRON_ETA", "STEP_EXPONENTS", "data_dir", "find_data", "load_dataset", "stand_in",
-    "learner_grid", "make_learner", "FOGD_FEATURES",
+    "TABLE2_LEARNERS", "EXTRA_LEARNERS", "NOT_IMPLEMENTED", "AHPATRON_EPS",
+    "PROJECTRON_ETA", "PROJECTRON_ETA_TEXT", "STEP_EXPONENTS", "POMDR_SETTINGS", "load",
+    "stand_in", "learner_grid", "make_learner", "FOGD_FEATURES", "Table2", "Table3",
 ]
 
 # ----------------------------------------------------------------------------
@@ -135,16 +140,19 @@ PAPER_TABLE3 = {"phishing": 1429, "SUSY": 23045, "cod-rna": 129497, "w8a": 1525,
                 "ijcnn1": 5204, "a9a": 9234}
 
 TABLE2_LEARNERS = ("Projectron++", "Projectron", "FOGD", "BOGD++", "NOGD", "POMDR", "Ahpatron")
-NOT_IMPLEMENTED = ("POMDR",)
+NOT_IMPLEMENTED: tuple = ()
 EXTRA_LEARNERS = ("AVP", "BOGD", "Forgetron", "RBP")
-BUDGETED = ("Ahpatron", "BOGD++", "BOGD", "Forgetron", "RBP", "NOGD")
 # FOGD's number of random frequencies D: Table 2's "B|D" column
 FOGD_FEATURES = {ds: table["FOGD"][2] for ds, table in PAPER_TABLE2.items()}
 NOGD_RANK_FRACTION = 0.2
 
 AHPATRON_EPS = (0.5, 0.6, 0.7, 0.8, 0.9)
-PROJECTRON_ETA = (0.1, 0.9)
-STEP_EXPONENTS = (-3, -2, -1, 0, 1, 2, 3)   # BOGD++ / BOGD: eta = 10^k / sqrt(T)
+PROJECTRON_ETA = (0.9,)             # the authors' Projectron.R / Projectron++.R
+PROJECTRON_ETA_TEXT = (0.1, 0.9)    # the paper's text
+PROJECTRON_MARGIN = "full"          # Projectron++ as the authors' Projectron++.R
+STEP_EXPONENTS = (-3, -2, -1, 0, 1, 2, 3)   # BOGD++ / BOGD / FOGD / NOGD: 10^k / sqrt(T)
+# POMDR as the authors' POMDR.R of alg4ml/Ahpatron (B and sigma: the table's)
+POMDR_SETTINGS = dict(B0_log_factor=10.0, U=25.0, M=15, zeta=0.5, ald_scale=1.0, c=0.1)
 
 N_PERMUTATIONS = 10
 QUICK_PERMUTATIONS = 2
@@ -156,126 +164,6 @@ AVP_MAX_ROUNDS = 60_000
 # ----------------------------------------------------------------------------
 # Data
 # ----------------------------------------------------------------------------
-
-# LIBSVM file names, alternatives in order of preference; an alternative with several
-# files is their concatenation (the paper's counts: a9a 32,561 + 16,281 = 48,842;
-# ijcnn1 49,990 + 91,701 = 141,691; cod-rna's 271,617 is LIBSVM's cod-rna.t).
-DATA_FILES = {
-    "phishing": (("phishing",),),
-    "SUSY": (("SUSY",),),
-    "ijcnn1": (("ijcnn1", "ijcnn1.t"), ("ijcnn1.tr", "ijcnn1.val", "ijcnn1.t"), ("ijcnn1",),
-               ("ijcnn1.tr",)),
-    "cod-rna": (("cod-rna.t",), ("cod-rna",)),
-    "w8a": (("w8a",),),
-    "a9a": (("a9a", "a9a.t"), ("a9a",)),
-}
-_SUFFIXES = ("", ".txt", ".libsvm", ".svm")
-_COMPRESSION = ("", ".bz2", ".gz", ".xz")
-# SUSY: "We uniformly select 50000 instances from the original SUSY dataset."
-_SUBSAMPLE = {"SUSY": 50_000}
-
-
-def data_dir() -> Path:
-    """Where the LIBSVM files are looked for: the data directory of ``okl.datasets``
-    (``$OKL_DATA``, else ``~/.cache/okl``), where ``okl.datasets.fetch_file`` puts them."""
-    from okl.datasets.fetch import data_home
-
-    return data_home()
-
-
-def find_data(name: str, directory=None) -> list[Path] | None:
-    """The files of dataset ``name`` in ``directory`` (default ``data_dir()``), or None."""
-    if name not in DATA_FILES:
-        raise ValueError(f"unknown dataset {name!r}; known: {list(DATA_FILES)}")
-    directory = data_dir() if directory is None else Path(directory)
-    if not directory.is_dir():
-        return None
-    present = {p.name.lower(): p for p in directory.iterdir() if p.is_file()}
-    for alternative in DATA_FILES[name]:
-        paths = []
-        for stem in alternative:
-            hit = next((present[c] for c in (f"{stem}{s}{z}".lower() for s in _SUFFIXES
-                                              for z in _COMPRESSION) if c in present), None)
-            if hit is None:
-                break
-            paths.append(hit)
-        else:
-            return paths
-    return None
-
-
-def _open(path: Path):
-    suffix = path.suffix.lower()
-    if suffix == ".bz2":
-        return bz2.open(path, "rb")
-    if suffix == ".gz":
-        return gzip.open(path, "rb")
-    if suffix == ".xz":
-        return lzma.open(path, "rb")
-    return open(path, "rb")
-
-
-def _reservoir_lines(paths, k: int, rng) -> list[bytes]:
-    """``k`` non-empty lines drawn uniformly without replacement from ``paths`` (one pass)."""
-    keep: list[bytes] = []
-    seen = 0
-    for path in paths:
-        with _open(path) as fh:
-            for line in fh:
-                if not line.strip():
-                    continue
-                seen += 1
-                if len(keep) < k:
-                    keep.append(line)
-                else:
-                    j = int(rng.integers(seen))
-                    if j < k:
-                        keep[j] = line
-    return keep
-
-
-def _load_libsvm_lines(lines) -> tuple:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "part.libsvm"
-        with open(path, "wb") as fh:
-            for line in lines:
-                fh.write(line if line.endswith(b"\n") else line + b"\n")
-        return load_libsvm(path)
-
-
-def _load_file(path: Path):
-    if path.suffix.lower() == ".xz":      # load_libsvm reads plain, .gz and .bz2 files
-        with _open(path) as fh:
-            return _load_libsvm_lines(fh)
-    return load_libsvm(path)
-
-
-def load_dataset(name: str, paths, rng=None):
-    """``(X, y)`` of dataset ``name`` from its LIBSVM ``paths`` (concatenated).
-
-    SUSY is subsampled to the paper's 50,000 rows (uniformly, one pass, with ``rng``).
-    ``X`` is CSR with at least the paper's number of columns, or dense when more than
-    30 % of its entries are nonzero (a dense kernel row is faster).
-    """
-    paths = [Path(p) for p in paths]
-    if name in _SUBSAMPLE:
-        rng = np.random.default_rng(0) if rng is None else rng
-        X, y = _load_libsvm_lines(_reservoir_lines(paths, _SUBSAMPLE[name], rng))
-        parts = [(X, y)]
-    else:
-        parts = [_load_file(p) for p in paths]
-    d = max([PAPER_DATASETS[name]["d"]] + [X.shape[1] for X, _ in parts])
-    blocks = []
-    for X, _ in parts:
-        X = sp.csr_matrix(X)
-        X.resize((X.shape[0], d))
-        blocks.append(X)
-    X = sp.vstack(blocks, format="csr")
-    y = np.concatenate([np.asarray(y, dtype=float) for _, y in parts])
-    if X.nnz > 0.3 * X.shape[0] * X.shape[1]:
-        X = X.toarray()
-    return X, y
-
 
 # Stand-ins: fixed data (their own seeds, not the experiment's), sizes below.
 STAND_IN_ROUNDS = {"phishing": 11_055, "SUSY": 10_000, "ijcnn1": 10_000, "cod-rna": 10_000,
@@ -407,46 +295,43 @@ def stand_in(name: str, n: int | None = None):
     return X, y, f"generated stand-in ({n} x {X.shape[1]}): {_STAND_IN_TEXT[name]}"
 
 
-def _dataset(name: str, seed: int):
-    """``(X, y, info)``: the LIBSVM file(s) if present, else the stand-in."""
+
+
+def load(name: str, seed: int = 0, n_rows=None) -> rn.Prepared:
+    """Dataset ``name`` as the reproductions stream it: ``okl.datasets.paper_data(name,
+    "ahpatron")`` when its files are in ``$OKL_DATA``, else the stand-in; the paper's
+    ``B`` and ``sigma`` in ``settings``."""
+    if name not in PAPER_DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; known: {list(PAPER_DATASETS)}")
     paper = PAPER_DATASETS[name]
-    paths = find_data(name)
-    if paths is not None:
-        rng = np.random.default_rng([seed, 7, list(PAPER_DATASETS).index(name)])
-        X, y = load_dataset(name, paths, rng)
-        info = dict(source="file", stand_in=False, files=[str(p) for p in paths],
-                    description=f"LIBSVM file(s) {', '.join(p.name for p in paths)} "
-                                f"({X.shape[0]} x {X.shape[1]})")
-        if name in _SUBSAMPLE:
-            info["description"] += f", {_SUBSAMPLE[name]} rows drawn uniformly"
-    else:
-        X, y, text = stand_in(name)
-        info = dict(source="stand-in", stand_in=True, files=[], description=text)
-    info.update(n_available=int(X.shape[0]), n_features=int(X.shape[1]),
-                positive_fraction=float(np.mean(y > 0)), paper_n=paper["n"],
-                paper_d=paper["d"], B=paper["B"], sigma=paper["sigma"])
-    return X, y, info
+    data = rn.paper_dataset(name, "ahpatron", n_rows=n_rows, seed=seed,
+                            stand_in=lambda: stand_in(name), B=paper["B"],
+                            sigma=paper["sigma"], paper_n=paper["n"], paper_d=paper["d"])
+    data.index = list(PAPER_DATASETS).index(name)
+    return data
 
 
 # ----------------------------------------------------------------------------
 # Learners and grids
 # ----------------------------------------------------------------------------
 
-def learner_grid(name: str, T: int) -> list[dict]:
+def learner_grid(name: str, T: int, *, projectron_eta=PROJECTRON_ETA) -> list[dict]:
     """The parameter grid of learner ``name`` on a stream of ``T`` rounds."""
     if name == "Ahpatron":
         return [dict(eps=e) for e in AHPATRON_EPS]
     if name in ("Projectron", "Projectron++"):
-        return [dict(eta=e) for e in PROJECTRON_ETA]
+        return [dict(eta=e) for e in projectron_eta]
     if name in ("BOGD++", "BOGD", "FOGD", "NOGD"):
         return [dict(eta=10.0 ** k / math.sqrt(T)) for k in STEP_EXPONENTS]
-    if name in ("Forgetron", "RBP"):
+    if name in ("Forgetron", "RBP", "POMDR"):
         return [{}]
     raise ValueError(f"no grid for {name!r}")
 
 
-def make_learner(name: str, params: dict, *, sigma: float, B: int, seed=None):
-    """A fresh learner ``name`` with ``params``, Gaussian(``sigma``) and budget ``B``."""
+def make_learner(name: str, params: dict, *, sigma: float, B: int, T: int | None = None,
+                 D: int | None = None, margin=PROJECTRON_MARGIN, seed=None):
+    """A fresh learner ``name`` with ``params``, Gaussian(``sigma``) and budget ``B``
+    (``T``: the stream's length, for POMDR's ``B0``; ``D``: FOGD's frequencies)."""
     k = Gaussian(sigma)
     if name == "Ahpatron":
         return Ahpatron(k, B=B, eps=params["eps"], seed=seed)       # eta, U, lam: defaults
@@ -455,7 +340,7 @@ def make_learner(name: str, params: dict, *, sigma: float, B: int, seed=None):
     if name == "Projectron":
         return Projectron(k, eta=params["eta"], seed=seed)
     if name == "Projectron++":
-        return ProjectronPP(k, eta=params["eta"], margin_update="paper", seed=seed)
+        return ProjectronPP(k, eta=params["eta"], margin_update=margin, seed=seed)
     if name == "BOGD++":
         return BOGDPP(k, B=B, eta=params["eta"], seed=seed)
     if name == "BOGD":
@@ -465,388 +350,265 @@ def make_learner(name: str, params: dict, *, sigma: float, B: int, seed=None):
     if name == "RBP":
         return RBP(k, B=B, seed=seed)
     if name == "FOGD":
-        return FOGD(k, D=params["D"], eta=params["eta"], seed=seed)
+        return FOGD(k, D=params.get("D", D), eta=params["eta"], seed=seed)
     if name == "NOGD":
         return NOGD(k, B=B, k=max(1, int(NOGD_RANK_FRACTION * B)), eta=params["eta"],
                     seed=seed)
+    if name == "POMDR":
+        s = POMDR_SETTINGS
+        if T is None:
+            raise ValueError("POMDR needs the stream length T (B0 = round(10 ln T))")
+        return POMDR(k, B=B, B0=int(round(s["B0_log_factor"] * math.log(T))), U=s["U"],
+                     M=s["M"], zeta=s["zeta"], ald_scale=s["ald_scale"], c=s["c"], T=T,
+                     seed=seed)
     raise ValueError(f"unknown learner {name!r}")
 
 
-def _params_text(params: dict) -> str:
-    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                     for k, v in params.items())
-
-
-def _std(values) -> float:
-    """Sample standard deviation (``ddof = 1``, R's ``sd``); 0 for a single value."""
-    values = np.asarray(values, dtype=float)
-    return float(values.std(ddof=1)) if values.size > 1 else 0.0
-
-
-def _evaluate(name, params, streams, seeds, *, sigma, B):
-    """Run one configuration on every permutation; per-permutation numbers."""
-    amr, budget, seconds, n_margin, m_prime = [], [], [], [], []
-    for (X, y), s in zip(streams, seeds):
-        tr = make_learner(name, params, sigma=sigma, B=B, seed=s).run(X, y)
-        amr.append(tr.mistake_rate)
-        budget.append(tr.max_budget)
-        seconds.append(tr.seconds)
-        if "n_margin" in tr.extras:
-            n_margin.append(int(tr.extras["n_margin"]))
-            m_prime.append(int(tr.extras["M_prime"]))
-    amr = np.asarray(amr)
-    out = dict(params=params, amr=amr.tolist(), amr_mean=float(amr.mean()),
-               amr_std=_std(amr), budget=int(max(budget)),
-               budget_mean=float(np.mean(budget)), seconds=float(np.mean(seconds)),
-               seconds_std=_std(seconds))
-    if n_margin:
-        out.update(n_margin=n_margin, n_margin_mean=float(np.mean(n_margin)),
-                   n_margin_std=_std(n_margin), M_prime_mean=float(np.mean(m_prime)))
-    return out
-
-
-def _tune(name, streams, seeds, *, sigma, B, T, fixed=None):
-    """Every grid point (with the ``fixed`` parameters added); the one with the smallest
-    mean AMR (first on ties) is selected."""
-    grid = [_evaluate(name, {**p, **(fixed or {})}, streams, seeds, sigma=sigma, B=B)
-            for p in learner_grid(name, T)]
-    best = min(range(len(grid)), key=lambda i: grid[i]["amr_mean"])
-    return best, grid
-
-
-def _streams(X, y, *, seed, index, n_permutations, n_rounds):
-    """The permuted (and, with ``n_rounds``, truncated) streams and learner seeds."""
-    rng = np.random.default_rng([seed, index])
-    streams, seeds = [], []
-    for _ in range(n_permutations):
-        order = rng.permutation(X.shape[0])[:n_rounds]
-        streams.append((X[order], y[order]))
-        seeds.append(int(rng.integers(2 ** 31)))
-    return streams, seeds
-
-
 # ----------------------------------------------------------------------------
-# The experiments
+# The tables
 # ----------------------------------------------------------------------------
 
-_CSV_FIELDS = ("table", "dataset", "source", "n_rounds", "n_features", "sigma", "B",
-               "learner", "in_paper", "status", "params", "eps", "selection", "amr_mean",
-               "amr_std", "budget", "budget_mean", "seconds_mean", "n_margin_mean",
-               "n_margin_std", "n_permutations", "paper_amr", "paper_amr_std",
-               "paper_budget", "paper_seconds", "paper_n_margin")
+class _Tables(rn.Reproduction):
+    paper = "Liao et al., Ahpatron, AAAI 2024"
+    datasets = PAPER_DATASETS
+    quick_datasets = QUICK_DATASETS
+    permutations = N_PERMUTATIONS
+    quick_permutations = QUICK_PERMUTATIONS
+    quick_rounds = QUICK_ROUNDS
+
+    def __init__(self, projectron_eta=PROJECTRON_ETA, projectron_margin=PROJECTRON_MARGIN):
+        self.projectron_eta = tuple(float(e) for e in projectron_eta)
+        self.projectron_margin = projectron_margin
+
+    def prepare(self, dataset, options):
+        return load(dataset, options.seed)
+
+    def settings(self, data, name, T):
+        out = dict(sigma=data.settings["sigma"], B=data.settings["B"], T=T)
+        if name == "FOGD":
+            out["D"] = FOGD_FEATURES[data.name]
+        if name == "Projectron++":
+            out["margin"] = self.projectron_margin
+        return out
+
+    def grid(self, name, T):
+        return learner_grid(name, T, projectron_eta=self.projectron_eta)
+
+    def protocol(self):
+        return {
+            "kernel": "Gaussian, sigma per dataset (Table 2 headers)",
+            "Ahpatron": {"eps_grid": list(AHPATRON_EPS), "eta": 0.0005, "U": "sqrt(B)/2",
+                         "lam": "U/sqrt(4B)"},
+            "Projectron": {"eta_grid": list(self.projectron_eta)},
+            "Projectron++": {"eta_grid": list(self.projectron_eta),
+                             "margin_update": self.projectron_margin},
+            "BOGD++": {"eta_grid": "10^k/sqrt(T), k = -3..3", "lam": 0.0, "gamma": 1.0},
+            "FOGD": {"eta_grid": "10^k/sqrt(T), k = -3..3", "D": "Table 2's B|D column",
+                     "loss": "hinge"},
+            "NOGD": {"eta_grid": "10^k/sqrt(T), k = -3..3", "B": "the dataset's budget",
+                     "k": "0.2 B", "loss": "hinge"},
+            "POMDR": {**POMDR_SETTINGS, "B0": "round(10 ln T)", "B": "the dataset's budget",
+                      "source": "the authors' POMDR.R (alg4ml/Ahpatron)"},
+            "selection": "smallest mean AMR over the same permutations (in hindsight)",
+            "budget": "max over rounds and permutations of |S_t|",
+            "time": "mean Trace.seconds at the selected parameters",
+        }
+
+    def _ahpatron_runs(self, data, options, T):
+        return rn.grid_runs(data, "Ahpatron", self.grid("Ahpatron", T), options,
+                            make=make_learner, settings=self.settings(data, "Ahpatron", T))
+
+    def _avp_runs(self, data, options, T, results, eps=None):
+        """AVP at the ``eps`` selected for Ahpatron (once Ahpatron's runs are in)."""
+        ahp = self._ahpatron_runs(data, options, T)
+        if any(r.key not in results for r in ahp):
+            return [], None
+        best, points = rn.summarize_grid(ahp, results)
+        eps = points[best]["params"]["eps"]
+        ref = Ahpatron(Gaussian(data.settings["sigma"]), B=data.settings["B"])
+        params = dict(U=ref.U_, lam=ref.lam_, eps=eps)
+        return rn.grid_runs(data, "AVP", [params], options, make=make_learner,
+                            settings=self.settings(data, "AVP", T)), eps
 
 
-def _setup(out_dir, quick, datasets, n_permutations, n_rounds):
-    return table_setup(out_dir, quick, datasets, n_permutations, n_rounds,
-                       known=PAPER_DATASETS, quick_datasets=QUICK_DATASETS,
-                       permutations=N_PERMUTATIONS, quick_permutations=QUICK_PERMUTATIONS,
-                       quick_rounds=QUICK_ROUNDS)
+def _selected_row(data, name, runs, results, *, in_paper, selection=None):
+    best, points = rn.summarize_grid(runs, results)
+    sel = points[best]
+    if selection is None:
+        selection = (f"best mean AMR of {len(points)} grid points (in hindsight)"
+                     if len(points) > 1 else "")
+    row = dict(dataset=data.name, learner=name, in_paper=in_paper, status="ok",
+               okl=sel["mean"], okl_std=sel["std"], budget=sel["max_budget"],
+               budget_mean=sel["mean_budget"], seconds=sel.get("seconds"),
+               params=rn.params_text(sel["params"]), selected=sel["params"],
+               selection=selection, eps=sel["params"].get("eps"),
+               n_margin_mean=sel.get("n_margin_mean"), n_margin_std=sel.get("n_margin_std"))
+    grid = [{"dataset": data.name, **p, "selected": i == best} for i, p in enumerate(points)]
+    return row, grid
 
 
-def _prepare(name, seed, n_permutations, n_rounds):
-    X, y, info = _dataset(name, seed)
-    streams, seeds = _streams(X, y, seed=seed, index=list(PAPER_DATASETS).index(name),
-                              n_permutations=n_permutations, n_rounds=n_rounds)
-    info["n_rounds"] = int(streams[0][0].shape[0])
-    return streams, seeds, info
+class Table2(_Tables):
+    """Table 2 (see the module docstring)."""
 
+    name = "ahpatron-table2"
+    stem = "ahpatron_table2"
+    columns = (("budget", "budget", "d"), ("paper B|D", "paper_budget", "d"),
+               ("time (s)", "seconds", ".3f"), ("paper time", "paper_seconds", ".2f"))
+    notes = ("budget = max |S_t| over rounds and permutations (FOGD: D); time = mean seconds "
+             "of one pass (paper: R on a 2.8 GHz i7).",)
 
-def _row(table, dataset, info, learner, *, in_paper, status, result=None, selection="",
-         n_permutations=0, eps=None):
-    paper = PAPER_TABLE2.get(dataset, {}).get(learner) if table == "table2" else None
-    row = dict(table=table, dataset=dataset, source=info["source"],
-               n_rounds=info["n_rounds"], n_features=info["n_features"], sigma=info["sigma"],
-               B=info["B"], learner=learner, in_paper=in_paper, status=status,
-               params="", eps=eps, selection=selection, amr_mean=None, amr_std=None,
-               budget=None, budget_mean=None, seconds_mean=None, n_margin_mean=None,
-               n_margin_std=None,
-               n_permutations=n_permutations,
-               paper_amr=None if paper is None else paper[0] / 100.0,
-               paper_amr_std=None if paper is None else paper[1] / 100.0,
-               paper_budget=None if paper is None else paper[2],
-               paper_seconds=None if paper is None else paper[3],
-               paper_n_margin=(PAPER_TABLE3.get(dataset) if table == "table3"
-                               and learner == "Ahpatron" else None))
-    if result is not None:
-        if eps is None:
-            row["eps"] = result["params"].get("eps")
-        row.update(params=_params_text(result["params"]), amr_mean=result["amr_mean"],
-                   amr_std=result["amr_std"], budget=result["budget"],
-                   budget_mean=result["budget_mean"], seconds_mean=result["seconds"],
-                   n_margin_mean=result.get("n_margin_mean"),
-                   n_margin_std=result.get("n_margin_std"))
-    return row
+    def learners(self, options):
+        if options.learners is None:
+            return list(TABLE2_LEARNERS)
+        known = TABLE2_LEARNERS + EXTRA_LEARNERS
+        bad = [n for n in options.learners if n not in known]
+        if bad:
+            raise ValueError(f"unknown learners {bad}; choose from {list(known)}")
+        return [n for n in known if n in options.learners]
 
-
-def _write_csv(path, rows):
-    with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=_CSV_FIELDS)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in _CSV_FIELDS})
-
-
-def _pct(mean, std):
-    return "-" if mean is None else f"{100 * mean:6.2f} +- {100 * std:4.2f}"
-
-
-def _header(dataset, info):
-    tag = "STAND-IN" if info["stand_in"] else "real data"
-    return (f"{dataset} [{tag}: {info['description']}; {info['n_rounds']} rounds, "
-            f"B = {info['B']}, sigma = {info['sigma']:g}; paper: {info['paper_n']} x "
-            f"{info['paper_d']}]")
-
-
-def _format_table2(rows, infos, datasets):
-    lines = []
-    for ds in datasets:
-        lines.append(_header(ds, infos[ds]))
-        lines.append(f"  {'algorithm':<13} {'AMR (%)':>15} {'budget':>7} {'time (s)':>9}  "
-                     f"{'paper AMR (%)':>15} {'B|D':>5} {'time':>8}  selected")
-        for r in (r for r in rows if r["dataset"] == ds):
-            paper = ("-" if r["paper_amr"] is None else
-                     f"{100 * r['paper_amr']:6.2f} +- {100 * r['paper_amr_std']:4.2f}")
-            pb = "" if r["paper_budget"] is None else r["paper_budget"]
-            pt = "" if r["paper_seconds"] is None else f"{r['paper_seconds']:.2f}"
-            name = r["learner"] + ("" if r["in_paper"] else "*")
-            if r["status"] != "ok":
-                lines.append(f"  {name:<13} {r['status']:>33}  {paper:>15} {pb:>5} {pt:>8}")
+    def runs(self, data, options, results):
+        T = data.info(options.n_rounds)["n_rounds"]
+        runs = []
+        for name in self.learners(options):
+            if name in NOT_IMPLEMENTED:
                 continue
-            lines.append(f"  {name:<13} {_pct(r['amr_mean'], r['amr_std']):>15} "
-                         f"{r['budget']:>7} {r['seconds_mean']:>9.3f}  {paper:>15} {pb:>5} "
-                         f"{pt:>8}  {r['params']}")
-        lines.append("")
-    lines.append("* not in the paper's Table 2.  AMR = mean +- std over the permutations; "
-                 "budget = max |S_t| (FOGD: D); time = mean seconds of one pass.")
-    stand = [ds for ds in datasets if infos[ds]["stand_in"]]
-    if stand:
-        lines.append(f"STAND-INS (generated data, not the paper's; put the LIBSVM files in "
-                     f"{data_dir()} or $OKL_DATA): {', '.join(stand)}")
-    return "\n".join(lines)
+            if name == "AVP":
+                if T <= AVP_MAX_ROUNDS:
+                    runs += self._avp_runs(data, options, T, results)[0]
+                continue
+            runs += rn.grid_runs(data, name, self.grid(name, T), options, make=make_learner,
+                                 settings=self.settings(data, name, T))
+        if "AVP" in self.learners(options) and "Ahpatron" not in self.learners(options) \
+                and T <= AVP_MAX_ROUNDS:
+            runs = self._ahpatron_runs(data, options, T) + runs   # AVP needs Ahpatron's eps
+        return runs
+
+    def rows(self, data, runs, results, options):
+        rows, grid = [], []
+        T = data.info(options.n_rounds)["n_rounds"]
+        for name in self.learners(options):
+            in_paper = name in TABLE2_LEARNERS
+            paper = PAPER_TABLE2[data.name].get(name) if in_paper else None
+            base = dict(dataset=data.name, learner=name, in_paper=in_paper, status="ok",
+                        okl=None, okl_std=None,
+                        paper=None if paper is None else paper[0] / 100,
+                        paper_std=None if paper is None else paper[1] / 100,
+                        paper_budget=None if paper is None else paper[2],
+                        paper_seconds=None if paper is None else paper[3])
+            mine = [r for r in runs if r.label["learner"] == name]
+            if name in NOT_IMPLEMENTED:
+                rows.append({**base, "status": "not implemented"})
+                continue
+            if data.X is None:
+                rows.append({**base, "status": "no data"})
+                continue
+            if name == "AVP" and T > AVP_MAX_ROUNDS:
+                rows.append({**base, "status": f"skipped (unbudgeted, T > {AVP_MAX_ROUNDS})"})
+                continue
+            selection = ("eps of Ahpatron's selection, U and lam of Ahpatron, no budget"
+                         if name == "AVP" else None)
+            row, points = _selected_row(data, name, mine, results, in_paper=in_paper,
+                                        selection=selection)
+            rows.append({**base, **row})
+            grid += points
+        return rows, grid
+
+    def figures(self, rows, datas, stem):
+        from okl.plotting import plot_agreement, save_figure
+
+        files = super().figures(rows, datas, stem)
+        shown = [r for r in rows if r.get("budget") is not None
+                 or r.get("paper_budget") is not None]
+        if shown:
+            fig = plot_agreement(shown, stand_ins={d for d, p in datas.items() if p.stand_in},
+                                 x="budget", paper_x="paper_budget", log_x=True,
+                                 xlabel="budget max |S_t| (FOGD: D)",
+                                 title="AMR against budget: okl (filled), paper (hollow)")
+            files += save_figure(fig, f"{str(stem).removesuffix('_agreement')}")
+        return files
 
 
-def _format_table3(rows, infos, datasets):
-    lines = [f"  {'dataset':<10} {'source':<9} {'rounds':>7} {'learner':<9} {'eps':>4} "
-             f"{'|N_T|':>18} {'|N_T|/T':>8} {'AMR (%)':>15} {'paper |N_T|':>11}"]
-    for r in rows:
-        n = ("-" if r["n_margin_mean"] is None
-             else f"{r['n_margin_mean']:9.1f} +- {r['n_margin_std']:5.1f}")
-        frac = "-" if r["n_margin_mean"] is None else f"{r['n_margin_mean'] / r['n_rounds']:.4f}"
-        eps = "-" if r["eps"] is None else f"{r['eps']:g}"
-        paper = "" if r["paper_n_margin"] is None else r["paper_n_margin"]
-        if r["status"] != "ok":
-            n = r["status"]
-        lines.append(f"  {r['dataset']:<10} {r['source']:<9} {r['n_rounds']:>7} "
-                     f"{r['learner']:<9} {eps:>4} {n:>18} {frac:>8} "
-                     f"{_pct(r['amr_mean'], r['amr_std']):>15} {paper!s:>11}")
-    stand = [ds for ds in datasets if infos[ds]["stand_in"]]
-    if stand:
-        lines.append(f"STAND-INS (generated data, not the paper's): {', '.join(stand)}")
-    return "\n".join(lines)
+class Table3(_Tables):
+    """Table 3 (see the module docstring)."""
+
+    name = "ahpatron-table3"
+    stem = "ahpatron_table3"
+    metric = "|N_T|"
+    percent = False
+    floor = 0.0
+    columns = (("eps", "eps", "g"), ("|N_T|/T", "n_margin_fraction", ".4f"),
+               ("AMR (%)", "amr", lambda v: f"{100 * v:.2f}"))
+    notes = ("|N_T| = #{t : 0 < y_t f_t(x_t) < 1 - eps} at Ahpatron's eps (best mean AMR of "
+             "0.5..0.9); AVP (no budget, same U, lam and eps) beside it.  The paper gives no "
+             "spread for |N_T|: a row agrees within 5 % of the paper's count.",)
+
+    def runs(self, data, options, results):
+        T = data.info(options.n_rounds)["n_rounds"]
+        runs = self._ahpatron_runs(data, options, T)
+        if T <= AVP_MAX_ROUNDS:
+            runs += self._avp_runs(data, options, T, results)[0]
+        return runs
+
+    def rows(self, data, runs, results, options):
+        T = data.info(options.n_rounds)["n_rounds"]
+        paper = PAPER_TABLE3.get(data.name)
+        rows, grid = [], []
+        if data.X is None:
+            return [dict(dataset=data.name, learner="Ahpatron", status="no data", okl=None,
+                         okl_std=None, paper=paper, paper_std=None)], []
+        for name in ("Ahpatron", "AVP"):
+            mine = [r for r in runs if r.label["learner"] == name]
+            base = dict(dataset=data.name, learner=name, in_paper=name == "Ahpatron",
+                        okl=None, okl_std=None, paper=paper if name == "Ahpatron" else None,
+                        paper_std=None, floor=0.05 * paper if paper else 0.0)
+            if name == "AVP" and T > AVP_MAX_ROUNDS:
+                rows.append({**base, "status": f"skipped (unbudgeted, T > {AVP_MAX_ROUNDS})"})
+                continue
+            row, points = _selected_row(data, name, mine, results, in_paper=name == "Ahpatron")
+            row.update(base, status="ok", okl=row["n_margin_mean"],
+                       okl_std=row["n_margin_std"], amr=row["okl"],
+                       n_margin_fraction=row["n_margin_mean"] / T)
+            rows.append(row)
+            grid += points
+        return rows, grid
+
+    def figures(self, rows, datas, stem):
+        return []
 
 
-def _plot_table2(rows, infos, datasets, stem):
-    import matplotlib
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-    from matplotlib import ticker
-
-    n = len(datasets)
-    cols = min(n, 3)
-    nrows = math.ceil(n / cols)
-    fig, axes = plt.subplots(nrows, cols, figsize=(4.6 * cols, 3.8 * nrows), squeeze=False)
-    for ax, ds in zip(axes.ravel(), datasets):
-        for r in (r for r in rows if r["dataset"] == ds and r["status"] == "ok"):
-            ax.errorbar(r["budget"], 100 * r["amr_mean"], yerr=100 * r["amr_std"], fmt="o",
-                        mfc="none" if not r["in_paper"] else None, label=r["learner"])
-        ax.set_xscale("log")
-        ax.xaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-        ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
-        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
-        ax.set_xlabel("budget max |S_t|")
-        ax.set_ylabel("AMR (%)")
-        ax.set_title(f"{ds} ({'stand-in' if infos[ds]['stand_in'] else 'LIBSVM'})")
-    for ax in axes.ravel()[n:]:
-        ax.axis("off")
-    axes.ravel()[0].legend(fontsize=7)
-    fig.tight_layout()
-    return save_figure(fig, stem)
+def _options(rep_kwargs, options):
+    return {k: options.pop(k) for k in list(options) if k in rep_kwargs}
 
 
 @register("ahpatron-table2")
-def ahpatron_table2(out_dir, quick: bool = False, seed: int = 0, *, datasets=None,
-                    n_permutations=None, n_rounds=None, learners=None,
-                    verbose: bool = True) -> dict:
+def ahpatron_table2(out_dir, quick: bool = False, seed: int = 0, **options) -> dict:
     """Table 2: AMR (mean +- std over permutations), budget and time per learner.
 
-    ``quick``: ``QUICK_DATASETS`` (phishing, a9a), 2 permutations, at most 3000 rounds.
-    ``datasets``, ``n_permutations``, ``n_rounds`` (truncate each permutation) and
-    ``learners`` (a subset of the implemented ones) override the defaults.  Writes
-    ``ahpatron_table2.csv`` (one row per dataset and learner, the paper's numbers
-    beside ours; AMR as a fraction), ``ahpatron_table2_grid.csv`` (every grid point),
-    ``ahpatron_table2.json``, ``ahpatron_table2.txt`` (the printed table) and a figure
-    ``ahpatron_table2.png``/``.svg`` (AMR against budget).  Returns the JSON summary.
+    ``quick``: ``QUICK_DATASETS`` (phishing, a9a; stand-ins unless their files are
+    present), 2 permutations, at most 3000 rounds.  ``projectron_eta`` and
+    ``projectron_margin`` change the Projectron grid and the Projectron++ update (module
+    docstring); the other ``options`` are :func:`okl.experiments.runner.reproduce`'s
+    (``datasets``, ``n_permutations``, ``n_rounds``, ``learners`` (Table 2's and
+    ``EXTRA_LEARNERS``), ``n_jobs``, ``scheduler``, ``resume``, ``progress``, ``timing``,
+    ``verbose``).  Writes ``ahpatron_table2.csv`` (one row per dataset and learner, the
+    paper's numbers and the agreement beside ours; AMR as a fraction),
+    ``ahpatron_table2_grid.csv``, ``ahpatron_table2_runs.csv``, ``ahpatron_table2.json``,
+    ``ahpatron_table2.txt``, the figures ``ahpatron_table2_agreement`` and
+    ``ahpatron_table2`` (AMR against budget) and ``agreement.csv``.
     """
-    start = time.perf_counter()
-    out_dir, datasets, n_perm, n_rounds = _setup(out_dir, quick, datasets, n_permutations,
-                                                 n_rounds)
-    implemented = [n for n in TABLE2_LEARNERS if n not in NOT_IMPLEMENTED] + list(EXTRA_LEARNERS)
-    run_set = implemented if learners is None else list(learners)
-    bad = [n for n in run_set if n not in implemented]
-    if bad:
-        raise ValueError(f"unknown or unimplemented learners {bad}; choose from {implemented}")
-    rows, grid_rows, infos, detail = [], [], {}, {}
-    for ds in datasets:
-        streams, seeds, info = _prepare(ds, seed, n_perm, n_rounds)
-        infos[ds] = info
-        T, B, sigma = info["n_rounds"], info["B"], info["sigma"]
-        results = {}
-        for name in [n for n in ("Ahpatron", "Projectron++", "Projectron", "FOGD", "BOGD++",
-                                 "NOGD", "BOGD", "Forgetron", "RBP") if n in run_set]:
-            fixed = {"D": FOGD_FEATURES[ds]} if name == "FOGD" else None
-            best, grid = _tune(name, streams, seeds, sigma=sigma, B=B, T=T, fixed=fixed)
-            results[name] = (best, grid)
-            for i, g in enumerate(grid):
-                grid_rows.append(dict(dataset=ds, source=info["source"], learner=name,
-                                      params=_params_text(g["params"]), selected=i == best,
-                                      amr_mean=g["amr_mean"], amr_std=g["amr_std"],
-                                      budget=g["budget"], seconds_mean=g["seconds"]))
-        avp_status = "ok"
-        if "AVP" in run_set:
-            eps = results["Ahpatron"][1][results["Ahpatron"][0]]["params"]["eps"] \
-                if "Ahpatron" in results else AHPATRON_EPS[0]
-            ref = Ahpatron(Gaussian(sigma), B=B)
-            params = dict(U=ref.U_, lam=ref.lam_, eps=eps)
-            if T > AVP_MAX_ROUNDS:
-                avp_status = f"skipped (unbudgeted, T > {AVP_MAX_ROUNDS})"
-            else:
-                results["AVP"] = (0, [_evaluate("AVP", params, streams, seeds, sigma=sigma,
-                                                B=B)])
-        detail[ds] = {"info": info, "learners": {}}
-        for name in TABLE2_LEARNERS + EXTRA_LEARNERS:
-            in_paper = name in TABLE2_LEARNERS
-            if name in NOT_IMPLEMENTED:
-                rows.append(_row("table2", ds, info, name, in_paper=True,
-                                 status="not implemented"))
-                detail[ds]["learners"][name] = {"status": "not implemented"}
-                continue
-            if name not in run_set:
-                continue
-            if name not in results:
-                rows.append(_row("table2", ds, info, name, in_paper=in_paper, status=avp_status))
-                detail[ds]["learners"][name] = {"status": avp_status}
-                continue
-            best, grid = results[name]
-            if name == "AVP":
-                selection = "eps of Ahpatron's selection, U and lam of Ahpatron, no budget"
-            elif len(grid) > 1:
-                selection = f"best mean AMR of {len(grid)} grid points (in hindsight)"
-            else:
-                selection = "no parameters"
-            rows.append(_row("table2", ds, info, name, in_paper=in_paper, status="ok",
-                             result=grid[best], selection=selection, n_permutations=n_perm))
-            detail[ds]["learners"][name] = {"status": "ok", "selected": grid[best]["params"],
-                                            "selection": selection, "grid": grid}
-    text = _format_table2(rows, infos, datasets)
-    stem = out_dir / "ahpatron_table2"
-    _write_csv(stem.with_suffix(".csv"), rows)
-    grid_path = out_dir / "ahpatron_table2_grid.csv"
-    with open(grid_path, "w", newline="") as fh:
-        fields = ("dataset", "source", "learner", "params", "selected", "amr_mean", "amr_std",
-                  "budget", "seconds_mean")
-        writer = csv.DictWriter(fh, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(grid_rows)
-    stem.with_suffix(".txt").write_text(text + "\n")
-    figures = _plot_table2(rows, infos, datasets, stem)
-    summary = _summary("table2", rows, infos, datasets, detail, seed, quick, n_perm, text)
-    summary["files"] = [str(stem.with_suffix(s)) for s in (".csv", ".json", ".txt")] + \
-        [str(grid_path)] + [str(p) for p in figures]
-    summary["seconds"] = time.perf_counter() - start
-    stem.with_suffix(".json").write_text(json.dumps(summary, indent=2))
-    if verbose:
-        print(text)
-    return summary
+    rep = Table2(**_options(("projectron_eta", "projectron_margin"), options))
+    return rn.reproduce(rep, out_dir, quick=quick, seed=seed, **options)
 
 
 @register("ahpatron-table3")
-def ahpatron_table3(out_dir, quick: bool = False, seed: int = 0, *, datasets=None,
-                    n_permutations=None, n_rounds=None, verbose: bool = True) -> dict:
+def ahpatron_table3(out_dir, quick: bool = False, seed: int = 0, **options) -> dict:
     """Table 3: ``|N_T|`` of Ahpatron (at its best ``eps``), and of AVP beside it.
 
     ``|N_T| = #{t : 0 < y_t f_t(x_t) < 1 - eps}`` (``Trace.extras["n_margin"]``), mean +-
     std over the permutations, with Ahpatron's ``eps`` picked as in Table 2 (best mean
     AMR of 0.5, ..., 0.9).  AVP (no budget, same ``U``, ``lam``, ``eps``) is skipped
     beyond ``AVP_MAX_ROUNDS`` rounds.  Same data, permutations and options as
-    ``ahpatron_table2``; writes ``ahpatron_table3.csv``, ``.json`` and ``.txt``.
+    :func:`ahpatron_table2`; writes ``ahpatron_table3.*``.
     """
-    start = time.perf_counter()
-    out_dir, datasets, n_perm, n_rounds = _setup(out_dir, quick, datasets, n_permutations,
-                                                 n_rounds)
-    rows, infos, detail = [], {}, {}
-    for ds in datasets:
-        streams, seeds, info = _prepare(ds, seed, n_perm, n_rounds)
-        infos[ds] = info
-        T, B, sigma = info["n_rounds"], info["B"], info["sigma"]
-        best, grid = _tune("Ahpatron", streams, seeds, sigma=sigma, B=B, T=T)
-        sel = grid[best]
-        rows.append(_row("table3", ds, info, "Ahpatron", in_paper=True, status="ok",
-                         result=sel, selection="eps: best mean AMR (in hindsight)",
-                         n_permutations=n_perm, eps=sel["params"]["eps"]))
-        ref = Ahpatron(Gaussian(sigma), B=B)
-        params = dict(U=ref.U_, lam=ref.lam_, eps=sel["params"]["eps"])
-        if T > AVP_MAX_ROUNDS:
-            status = f"skipped (unbudgeted, T > {AVP_MAX_ROUNDS})"
-            avp = None
-        else:
-            status = "ok"
-            avp = _evaluate("AVP", params, streams, seeds, sigma=sigma, B=B)
-        rows.append(_row("table3", ds, info, "AVP", in_paper=False, status=status, result=avp,
-                         selection="Ahpatron's eps, U and lam, no budget",
-                         n_permutations=n_perm, eps=params["eps"]))
-        detail[ds] = {"info": info, "learners": {
-            "Ahpatron": {"status": "ok", "selected": sel["params"], "grid": grid},
-            "AVP": {"status": status, "result": avp}}}
-    text = _format_table3(rows, infos, datasets)
-    stem = out_dir / "ahpatron_table3"
-    _write_csv(stem.with_suffix(".csv"), rows)
-    stem.with_suffix(".txt").write_text(text + "\n")
-    summary = _summary("table3", rows, infos, datasets, detail, seed, quick, n_perm, text)
-    summary["files"] = [str(stem.with_suffix(s)) for s in (".csv", ".json", ".txt")]
-    summary["seconds"] = time.perf_counter() - start
-    stem.with_suffix(".json").write_text(json.dumps(summary, indent=2))
-    if verbose:
-        print(text)
-    return summary
-
-
-def _summary(table, rows, infos, datasets, detail, seed, quick, n_perm, text):
-    stand = [ds for ds in datasets if infos[ds]["stand_in"]]
-    note = ("all datasets are the paper's LIBSVM files" if not stand else
-            f"STAND-INS for {', '.join(stand)}: generated data imitating the shape of the "
-            f"paper's datasets, not the data; their numbers are not comparable with the "
-            f"paper's.  Put the LIBSVM files in $OKL_DATA (now {data_dir()}) to run on "
-            f"the real data.")
-    return {
-        "table": table, "paper": "Liao et al., Ahpatron, AAAI 2024", "seed": seed,
-        "quick": quick, "n_permutations": n_perm, "datasets": list(datasets),
-        "stand_ins": stand, "data_note": note, "data_dir": str(data_dir()),
-        "not_implemented": list(NOT_IMPLEMENTED) if table == "table2" else [],
-        "protocol": {
-            "kernel": "Gaussian, sigma per dataset (Table 2 headers)",
-            "Ahpatron": {"eps_grid": list(AHPATRON_EPS), "eta": 0.0005, "U": "sqrt(B)/2",
-                         "lam": "U/sqrt(4B)"},
-            "Projectron": {"eta_grid": list(PROJECTRON_ETA)},
-            "Projectron++": {"eta_grid": list(PROJECTRON_ETA), "margin_update": "paper"},
-            "BOGD++": {"eta_grid": "10^k/sqrt(T), k = -3..3", "lam": 0.0, "gamma": 1.0},
-            "FOGD": {"eta_grid": "10^k/sqrt(T), k = -3..3", "D": "Table 2's B|D column",
-                     "loss": "hinge"},
-            "NOGD": {"eta_grid": "10^k/sqrt(T), k = -3..3", "B": "the dataset's budget",
-                     "k": "0.2 B", "loss": "hinge"},
-            "selection": "smallest mean AMR over the same permutations (in hindsight)",
-            "budget": "max over rounds and permutations of |S_t|",
-            "time": "mean Trace.seconds at the selected parameters",
-        },
-        "rows": rows, "detail": detail, "text": text,
-    }
+    return rn.reproduce(Table3(), out_dir, quick=quick, seed=seed, **options)

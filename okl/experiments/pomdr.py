@@ -4,7 +4,7 @@ Kernel Alignment Regret Bound for Online Kernel Learning* (AAAI 2023).
 ``pomdr-table2``: average mistake ratio (AMR, mean +- std over 10 random permutations)
 and running time of POMDR against FOGD and NOGD (Lu et al., JMLR 2016) with the paper's
 budgets and parameters (Tables 2 and 4).  SkeGD and B(AO)2KS are listed with the
-paper's numbers and marked "not implemented".
+paper's numbers and marked "not implemented" (``NOT_IMPLEMENTED``) until okl has them.
 
 ``pomdr-table3``: for each dataset and each kernel width of Tables 3 and 5, POMDR's AMR,
 the kernel alignment ``A_T`` (``theory.kernel_alignment``, exact), the proxy
@@ -12,30 +12,31 @@ the kernel alignment ``A_T`` (``theory.kernel_alignment``, exact), the proxy
 labelled ``A_T`` is, by its own text, ``sum delta`` ("we use sum delta as a proxy of A_T
 and show it in Table 3"): it is printed beside our ``sum delta``.
 
+Both run on :mod:`okl.experiments.runner` (progress, ``--jobs``, ``--resume``, the
+paper's figures beside okl's with their agreement).
+
 Data
 ----
 The paper's datasets (``PAPER_DATASETS``): w8a, magic04, mushrooms and, in the
-supplementary, mnist12, a9a, SUSY, ijcnn1.  Each is looked up, nothing downloaded:
-
-1. in the data directory of ``okl.datasets`` (``$OKL_DATA``, default
-   ``~/.cache/okl``; ``okl.datasets.fetch_file(name)`` downloads) under its published
-   names: a9a = ``a9a`` + ``a9a.t`` (48,842 rows), ijcnn1 = ``ijcnn1`` + ``ijcnn1.t``
-   (141,691), SUSY: 50,000 rows drawn uniformly from the file (the paper's "uniformly
-   selecting 50,000 instances"), magic04 (UCI csv), mushrooms, w8a;
-2. else, for the datasets the Ahpatron reproduction knows, under the other file names
-   it accepts (``okl.experiments.ahpatron.find_data``, same directory);
-3. else a generated *stand-in* of the same dimension and feature type (marked as such
-   in every output; its numbers are not the paper's).  mnist12 (MNIST digits 1 and 2)
-   has no loader and no stand-in: it is listed as "no data" with the paper's numbers.
+supplementary, mnist12, a9a, SUSY, ijcnn1, each through
+``okl.datasets.paper_data(name, "pomdr")``: the files in ``$OKL_DATA`` with the
+preprocessing the paper and its authors' code apply (e.g. magic04 min-max scaled to
+[0, 1]: the authors' R on scaled magic04 gives the paper's figure, on the raw UCI
+features a sigma = 0.5 Gaussian sees no structure), the steps printed in every table
+header and kept in the JSON.  A dataset whose files are missing is replaced by a
+generated *stand-in* of the same dimension and feature type (``stand_in``; marked as
+such in every output; its numbers are not the paper's); mnist12 has no stand-in and is
+listed as "no data" with the paper's numbers.
 
 Protocol (the paper's "Experimental Setups")
 --------------------------------------------
 Gaussian kernel ``exp(-||x - v||^2 / (2 sigma^2))`` with the ``sigma`` of each table
 header (the paper tunes ``sigma`` over ``2^{-2..6}`` and reports the chosen one; we use
-the reported one, not the search).  10 random permutations (``numpy.random.
-default_rng([seed, index])``), all learners on the same ones; the seed of each
-permutation also seeds FOGD's frequencies.  Selection "in hindsight": the grid point
-with the smallest mean AMR over the same permutations.
+the reported one, not the search).  10 random permutations of the whole dataset
+(``okl.experiments.runner.stream_order``: permutation ``p`` of dataset ``i`` and the
+learner's seed from ``default_rng([seed, i, p])``), all learners on the same ones.
+Selection "in hindsight": the grid point with the smallest mean AMR over the same
+permutations.
 
 * POMDR: ``B = 400``, ``B0 = ceil(15 ln T)``, ``M = 15``, ``U = 25``, the ALD threshold
   ``10 T^-zeta`` (``ald_scale = 10``) with the table's ``zeta``, and the learning-rate
@@ -46,26 +47,26 @@ with the smallest mean AMR over the same permutations.
 * NOGD: budget ``B = 400``, rank ``k = 0.2 B = 80`` ("the other parameters ... follow
   the original papers": the JMLR paper's ``k = 0.2 B``), the same step grid.
 
+A learner is added to Table 2 by removing it from ``NOT_IMPLEMENTED`` and giving it a
+grid in ``learner_grid`` and a constructor in ``make_learner``.
+
 Table 3: POMDR at each ``sigma`` with the dataset's ``zeta`` and ``c`` best of
-``{0.05, 0.1}`` at that ``sigma``; ``A_T`` on the (unpermuted) stream, which it does not
-depend on, of the first permutation (the whole dataset unless ``n_rounds`` truncates it); ``sum delta`` and AMR averaged over the permutations; ``t_bar`` their median
-(``inf``: ``|S|`` never reached ``B0``, POMD only).
+``{0.05, 0.1}`` at that ``sigma``; ``A_T`` on the stream of the first permutation (it
+does not depend on the order; with ``n_rounds`` it is that permutation's rows);
+``sum delta`` and AMR averaged over the permutations; ``t_bar`` their median (``inf``:
+``|S|`` never reached ``B0``, POMD only).  The paper gives no spread in Table 3: the AMR
+is compared with Table 2's spread at Table 2's width, with one AMR point elsewhere.
 """
 from __future__ import annotations
 
-import csv
-import json
 import math
-import time
-from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 import theory
 from okl.experiments import ahpatron as _ahp
-from okl.datasets import fetch
-from okl.experiments import register, table_setup
+from okl.experiments import register
+from okl.experiments import runner as rn
 from okl.kernels import Gaussian
 from okl.learners.features import FOGD, NOGD
 from okl.learners.pomdr import POMDR
@@ -73,7 +74,7 @@ from okl.learners.pomdr import POMDR
 __all__ = ["pomdr_table2", "pomdr_table3", "PAPER_DATASETS", "PAPER_TABLE2", "PAPER_TABLE3",
            "TABLE2_LEARNERS", "NOT_IMPLEMENTED", "POMDR_C", "STEP_EXPONENTS", "FOGD_D",
            "BUDGET", "NOGD_RANK", "learner_grid", "make_learner", "load", "stand_in",
-           "kernel_alignment_of"]
+           "kernel_alignment_of", "Table2", "Table3"]
 
 # ----------------------------------------------------------------------------
 # What the paper says
@@ -140,16 +141,12 @@ QUICK_ROUNDS = 1500
 QUICK_DATASETS = ("magic04", "mushrooms")
 # A_T: theory.kernel_alignment on the T x T matrix up to this T, blocks of rows beyond
 ALIGNMENT_EXACT_MAX = 6000
-_ALIGNMENT_BLOCK = 2000
+_ALIGNMENT_BLOCK = 2000         # rows per block, at most _ALIGNMENT_ENTRIES kernel values
+_ALIGNMENT_ENTRIES = 20_000_000
 
 # ----------------------------------------------------------------------------
 # Data
 # ----------------------------------------------------------------------------
-
-# okl.datasets.fetch names whose concatenation is the paper's dataset
-_FETCH_PARTS = {"magic04": ("magic04",), "w8a": ("w8a",), "mushrooms": ("mushrooms",),
-                "a9a": ("a9a", "a9a.t"), "ijcnn1": ("ijcnn1", "ijcnn1.t"), "SUSY": ("SUSY",)}
-_SUSY_ROWS = 50_000
 
 STAND_IN_ROUNDS = {"magic04": 10_000, "mushrooms": 8_124, "w8a": 10_000, "a9a": 10_000,
                    "ijcnn1": 10_000, "SUSY": 10_000}
@@ -183,56 +180,20 @@ def stand_in(name: str, n: int | None = None):
     return X, y, f"generated stand-in ({n} x {X.shape[1]}): {text}"
 
 
-def load(name: str, seed: int = 0):
-    """``(X, y, info)`` of dataset ``name``: its file(s) if present (see the module
-    docstring), else the stand-in, else ``None`` for ``X`` and ``y`` (mnist12)."""
+
+def load(name: str, seed: int = 0, n_rows=None) -> rn.Prepared:
+    """Dataset ``name`` as the reproductions stream it: ``okl.datasets.paper_data(name,
+    "pomdr")`` when its files are in ``$OKL_DATA``, else the stand-in (mnist12: no
+    data).  The paper's ``sigma`` and ``zeta`` are in ``settings``."""
     if name not in PAPER_DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known: {list(PAPER_DATASETS)}")
     paper = PAPER_DATASETS[name]
-    rng = np.random.default_rng([seed, 11, list(PAPER_DATASETS).index(name)])
-    X = y = None
-    files = []
-    parts = _FETCH_PARTS.get(name)
-    if parts and all(fetch.available(p) for p in parts):
-        files = [fetch.find(p)[0] for p in parts]
-        if name == "SUSY":
-            X, y = _ahp._load_libsvm_lines(_ahp._reservoir_lines(files, _SUSY_ROWS, rng))
-        else:
-            blocks = [fetch.load(p) for p in parts]
-            X = _stack([b[0] for b in blocks], paper["d"])
-            y = np.concatenate([b[1] for b in blocks])
-    elif name in _ahp.DATA_FILES and _ahp.find_data(name) is not None:
-        files = _ahp.find_data(name)
-        X, y = _ahp.load_dataset(name, files, rng)
-    if X is not None:
-        X = _stack([X], paper["d"])
-        info = dict(source="file", stand_in=False, files=[str(p) for p in files],
-                    description=f"file(s) {', '.join(Path(p).name for p in files)} "
-                                f"({X.shape[0]} x {X.shape[1]})")
-    elif name in STAND_IN_ROUNDS:
-        X, y, text = stand_in(name)
-        info = dict(source="stand-in", stand_in=True, files=[], description=text)
-    else:
-        info = dict(source="none", stand_in=False, files=[],
-                    description="no file and no stand-in (MNIST digits 1 and 2)")
-    info.update(paper_n=paper["n"], paper_d=paper["d"], sigma=paper["sigma"],
-                zeta=paper["zeta"], n_available=0 if X is None else int(X.shape[0]))
-    return X, (None if y is None else np.asarray(y, dtype=float)), info
-
-
-def _stack(blocks, d):
-    """Row-stack, pad to at least ``d`` columns; dense when more than 30 % non-zero."""
-    if all(isinstance(b, np.ndarray) for b in blocks) and len(blocks) == 1:
-        X = blocks[0]
-        return X if X.shape[1] >= d else np.hstack([X, np.zeros((X.shape[0], d - X.shape[1]))])
-    width = max([d] + [b.shape[1] for b in blocks])
-    mats = []
-    for b in blocks:
-        b = sp.csr_matrix(b)
-        b.resize((b.shape[0], width))
-        mats.append(b)
-    X = sp.vstack(mats, format="csr")
-    return X.toarray() if X.nnz > 0.3 * X.shape[0] * X.shape[1] else X
+    data = rn.paper_dataset(
+        name, "pomdr", n_rows=n_rows, seed=seed,
+        stand_in=(lambda: stand_in(name)) if name in STAND_IN_ROUNDS else None,
+        sigma=paper["sigma"], zeta=paper["zeta"], paper_n=paper["n"], paper_d=paper["d"])
+    data.index = list(PAPER_DATASETS).index(name)
+    return data
 
 
 # ----------------------------------------------------------------------------
@@ -260,32 +221,6 @@ def make_learner(name: str, params: dict, *, sigma: float, zeta: float, seed=Non
     raise ValueError(f"unknown or unimplemented learner {name!r}")
 
 
-def _evaluate(name, params, streams, seeds, *, sigma, zeta):
-    amr, seconds, budget, sum_delta, t_bar = [], [], [], [], []
-    for (X, y), s in zip(streams, seeds):
-        tr = make_learner(name, params, sigma=sigma, zeta=zeta, seed=s).run(X, y)
-        amr.append(tr.mistake_rate)
-        seconds.append(tr.seconds)
-        budget.append(tr.max_budget)
-        if name == "POMDR":
-            sum_delta.append(float(tr.extras["sum_delta"]))
-            t_bar.append(float(tr.extras["t_bar"]))
-    out = dict(params=params, amr=amr, amr_mean=float(np.mean(amr)), amr_std=_ahp._std(amr),
-               seconds=float(np.mean(seconds)), seconds_std=_ahp._std(seconds),
-               budget=int(max(budget)))
-    if sum_delta:
-        out.update(sum_delta=sum_delta, sum_delta_mean=float(np.mean(sum_delta)),
-                   t_bar=t_bar, t_bar_median=float(np.median(t_bar)))
-    return out
-
-
-def _tune(name, streams, seeds, *, sigma, zeta, T):
-    grid = [_evaluate(name, p, streams, seeds, sigma=sigma, zeta=zeta)
-            for p in learner_grid(name, T)]
-    best = min(range(len(grid)), key=lambda i: grid[i]["amr_mean"])
-    return best, grid
-
-
 def kernel_alignment_of(kernel, X, y) -> float:
     """``A_T = sum_t k(x_t, x_t) - Y^T K Y / T`` of the stream (order-free).
 
@@ -298,268 +233,191 @@ def kernel_alignment_of(kernel, X, y) -> float:
     if T <= ALIGNMENT_EXACT_MAX:
         return float(theory.kernel_alignment(kernel(X), y))
     quad = 0.0
-    for start in range(0, T, _ALIGNMENT_BLOCK):
-        stop = min(T, start + _ALIGNMENT_BLOCK)
+    block = max(1, min(_ALIGNMENT_BLOCK, _ALIGNMENT_ENTRIES // T))
+    for start in range(0, T, block):
+        stop = min(T, start + block)
         quad += float(y[start:stop] @ (kernel(X[start:stop], X) @ y))
     diag = T * kernel.sup_diag      # k(x, x) = 1 for the Gaussian kernels used here
     return diag - quad / T
 
 
+
+def alignment_run(X, y, *, sigma, seed, index, n_rounds):
+    """``A_T`` (:func:`kernel_alignment_of`) of the rows of permutation 0."""
+    order, _ = rn.stream_order(seed, index, 0, X.shape[0], n_rounds)
+    return {"value": kernel_alignment_of(Gaussian(sigma), X[order], y[order])}
+
+
 # ----------------------------------------------------------------------------
-# Running and writing
+# The tables
 # ----------------------------------------------------------------------------
 
-_T2_FIELDS = ("dataset", "part", "source", "n_rounds", "n_features", "sigma", "zeta", "learner",
-              "status", "params", "selection", "amr_mean", "amr_std", "seconds_mean",
-              "seconds_std", "budget", "n_permutations", "paper_amr", "paper_amr_std",
-              "paper_seconds", "paper_seconds_std", "paper_budget")
-_T3_FIELDS = ("dataset", "source", "n_rounds", "sigma", "zeta", "status", "c", "amr_mean",
-              "amr_std", "A_T", "sum_delta_mean", "t_bar_median", "t_bar_finite",
-              "n_permutations", "paper_amr", "paper_sum_delta", "paper_t_bar")
+class _Tables(rn.Reproduction):
+    paper = ("Li & Liao, Improved Kernel Alignment Regret Bound for Online Kernel Learning, "
+             "AAAI 2023")
+    datasets = PAPER_DATASETS
+    quick_datasets = QUICK_DATASETS
+    permutations = N_PERMUTATIONS
+    quick_permutations = QUICK_PERMUTATIONS
+    quick_rounds = QUICK_ROUNDS
 
+    def prepare(self, dataset, options):
+        return load(dataset, options.seed)
 
-def _setup(out_dir, quick, datasets, n_permutations, n_rounds):
-    return table_setup(out_dir, quick, datasets, n_permutations, n_rounds,
-                       known=PAPER_DATASETS, quick_datasets=QUICK_DATASETS,
-                       permutations=N_PERMUTATIONS, quick_permutations=QUICK_PERMUTATIONS,
-                       quick_rounds=QUICK_ROUNDS)
-
-
-def _prepare(name, seed, n_permutations, n_rounds):
-    X, y, info = load(name, seed)
-    if X is None:
-        info.update(n_rounds=0, n_features=PAPER_DATASETS[name]["d"])
-        return None, None, info
-    streams, seeds = _ahp._streams(X, y, seed=seed, index=list(PAPER_DATASETS).index(name),
-                                   n_permutations=n_permutations, n_rounds=n_rounds)
-    info.update(n_rounds=int(streams[0][0].shape[0]), n_features=int(X.shape[1]))
-    return streams, seeds, info
-
-
-def _write_csv(path, fields, rows):
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields)
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
-
-
-def _json_safe(obj):
-    if isinstance(obj, float) and math.isinf(obj):
-        return "inf"
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    return obj
-
-
-def _pct(m, s):
-    return "-" if m is None else f"{100 * m:6.2f} +- {100 * s:4.2f}"
-
-
-def _tag(info):
-    return {"file": "real data", "stand-in": "STAND-IN", "none": "NO DATA"}[info["source"]]
-
-
-def _format_table2(rows, infos, datasets):
-    lines = []
-    for ds in datasets:
-        info = infos[ds]
-        lines.append(f"{ds}, sigma = {info['sigma']:g}, zeta = {info['zeta']:.3g} "
-                     f"[{_tag(info)}: {info['description']}; {info['n_rounds']} rounds; "
-                     f"paper: {info['paper_n']} x {info['paper_d']}]")
-        lines.append(f"  {'algorithm':<9} {'B|D':>4} {'AMR (%)':>15} {'time (s)':>16}  "
-                     f"{'paper AMR (%)':>15} {'paper time':>13}  selected")
-        for r in (r for r in rows if r["dataset"] == ds):
-            paper = _pct(r["paper_amr"], r["paper_amr_std"]) if r["paper_amr"] is not None \
-                else "-"
-            pt = "-" if r["paper_seconds"] is None else \
-                f"{r['paper_seconds']:.2f} +- {r['paper_seconds_std']:.2f}"
-            if r["status"] != "ok":
-                lines.append(f"  {r['learner']:<9} {BUDGET:>4} {r['status']:>33}  {paper:>15} "
-                             f"{pt:>13}")
-                continue
-            t = f"{r['seconds_mean']:.3f} +- {r['seconds_std']:.3f}"
-            lines.append(f"  {r['learner']:<9} {r['budget']:>4} "
-                         f"{_pct(r['amr_mean'], r['amr_std']):>15} {t:>16}  {paper:>15} "
-                         f"{pt:>13}  {r['params']}")
-        lines.append("")
-    lines.append("AMR = mean +- std (ddof 1) over the permutations; B|D = max |S_t| (POMDR, "
-                 "NOGD) or D (FOGD); time = mean seconds of one pass.  Paper: R, 2.8 GHz i7.")
-    stand = [ds for ds in datasets if infos[ds]["stand_in"]]
-    if stand:
-        lines.append(f"STAND-INS (generated data, not the paper's; numbers not comparable): "
-                     f"{', '.join(stand)}")
-    return "\n".join(lines)
-
-
-def _fmt_tbar(v):
-    return "-" if v is None else ("inf" if math.isinf(v) else f"{v:g}")
-
-
-def _format_table3(rows, infos):
-    lines = [f"  {'dataset':<10} {'source':<9} {'T':>6} {'sigma':>6} {'c':>5} {'AMR (%)':>15} "
-             f"{'A_T':>10} {'sum delta':>10} {'t_bar':>7} | {'paper AMR':>9} "
-             f"{'paper sum delta':>15} {'paper t_bar':>11}"]
-    for r in rows:
-        if r["status"] != "ok":
-            lines.append(f"  {r['dataset']:<10} {r['source']:<9} {'':>6} {r['sigma']:>6g} "
-                         f"{r['status']:>52} | {r['paper_amr']!s:>9} "
-                         f"{r['paper_sum_delta']!s:>15} {_fmt_tbar(r['paper_t_bar']):>11}")
-            continue
-        lines.append(f"  {r['dataset']:<10} {r['source']:<9} {r['n_rounds']:>6} "
-                     f"{r['sigma']:>6g} {r['c']:>5g} {_pct(r['amr_mean'], r['amr_std']):>15} "
-                     f"{r['A_T']:>10.1f} {r['sum_delta_mean']:>10.1f} "
-                     f"{_fmt_tbar(r['t_bar_median']):>7} | "
-                     f"{'-' if r['paper_amr'] is None else r['paper_amr']:>9} "
-                     f"{'-' if r['paper_sum_delta'] is None else r['paper_sum_delta']:>15} "
-                     f"{_fmt_tbar(r['paper_t_bar']):>11}")
-    lines.append("A_T = sum k(x_t, x_t) - Y^T K Y / T (exact); sum delta and AMR: means over the "
-                 "permutations; t_bar: their median (inf: POMD only).  The paper's row 'A_T' is "
-                 "sum delta (its text).")
-    stand = sorted({r["dataset"] for r in rows if infos[r["dataset"]]["stand_in"]})
-    if stand:
-        lines.append(f"STAND-INS (generated data, not the paper's): {', '.join(stand)}")
-    return "\n".join(lines)
-
-
-def _summary(table, rows, infos, datasets, detail, seed, quick, n_perm, text):
-    stand = [ds for ds in datasets if infos[ds]["stand_in"]]
-    return _json_safe({
-        "table": table, "paper": "Li & Liao, Improved Kernel Alignment Regret Bound for "
-        "Online Kernel Learning, AAAI 2023", "seed": seed, "quick": quick,
-        "n_permutations": n_perm, "datasets": list(datasets), "stand_ins": stand,
-        "no_data": [ds for ds in datasets if infos[ds]["source"] == "none"],
-        "not_implemented": list(NOT_IMPLEMENTED) if table == "table2" else [],
-        "protocol": {
+    def protocol(self):
+        return {
             "kernel": "Gaussian, sigma of the table header",
             "POMDR": dict(B=BUDGET, B0="ceil(15 ln T)", c_grid=list(POMDR_C), **POMDR_FIXED),
             "FOGD": {"D": FOGD_D, "eta_grid": "10^k/sqrt(T), k = -3..3", "loss": "hinge"},
             "NOGD": {"B": BUDGET, "k": NOGD_RANK, "eta_grid": "10^k/sqrt(T), k = -3..3"},
             "selection": "smallest mean AMR over the same permutations (in hindsight)",
-        },
-        "rows": rows, "detail": detail, "text": text,
-    })
+            "permutations": "okl.experiments.runner.stream_order(seed, dataset index, p)",
+        }
+
+
+def _pct(v):
+    return f"{v:.2f}"
+
+
+class Table2(_Tables):
+    """Tables 2 and 4 (see the module docstring)."""
+
+    name = "pomdr-table2"
+    stem = "pomdr_table2"
+    columns = (("B|D", "budget", "d"), ("time (s)", "seconds", ".3f"),
+               ("paper time", "paper_seconds", ".2f"))
+    notes = ("B|D = max |S_t| over rounds and permutations (POMDR, NOGD) or D (FOGD); "
+             "time = mean seconds of one pass (paper: R on a 2.8 GHz i7).",)
+
+    def learners(self, options):
+        return [n for n in TABLE2_LEARNERS if options.learners is None
+                or n in options.learners]
+
+    def runs(self, data, options, results):
+        T = data.info(options.n_rounds)["n_rounds"]
+        settings = dict(sigma=data.settings["sigma"], zeta=data.settings["zeta"])
+        runs = []
+        for name in self.learners(options):
+            if name not in NOT_IMPLEMENTED:
+                runs += rn.grid_runs(data, name, learner_grid(name, T), options,
+                                     make=make_learner, settings=settings)
+        return runs
+
+    def rows(self, data, runs, results, options):
+        rows, grid = [], []
+        for name in self.learners(options):
+            paper = PAPER_TABLE2[data.name][name]
+            row = dict(dataset=data.name, learner=name, status="ok", okl=None, okl_std=None,
+                       paper=paper[0] / 100, paper_std=paper[1] / 100,
+                       paper_seconds=paper[2], paper_seconds_std=paper[3],
+                       paper_budget=BUDGET, budget=None, seconds=None, params="",
+                       selection="")
+            mine = [r for r in runs if r.label["learner"] == name]
+            if name in NOT_IMPLEMENTED:
+                row["status"] = "not implemented"
+            elif data.X is None:
+                row["status"] = "no data"
+            else:
+                best, points = rn.summarize_grid(mine, results)
+                sel = points[best]
+                row.update(okl=sel["mean"], okl_std=sel["std"], budget=sel["max_budget"],
+                           seconds=sel.get("seconds"), seconds_std=sel.get("seconds_std"),
+                           params=rn.params_text(sel["params"]), selected=sel["params"],
+                           selection=f"best mean AMR of {len(points)} grid points")
+                for i, p in enumerate(points):
+                    grid.append({"dataset": data.name, **p, "selected": i == best})
+            rows.append(row)
+        return rows, grid
+
+
+class Table3(_Tables):
+    """Tables 3 and 5 (see the module docstring)."""
+
+    name = "pomdr-table3"
+    stem = "pomdr_table3"
+    columns = (("c", "c", "g"), ("A_T", "A_T", ".1f"), ("sum delta", "sum_delta", ".1f"),
+               ("paper sum delta", "paper_sum_delta", "g"),
+               ("t_bar", "t_bar", lambda v: "inf" if math.isinf(v) else f"{v:g}"),
+               ("paper t_bar", "paper_t_bar",
+                lambda v: "inf" if math.isinf(v) else f"{v:g}"))
+    notes = ("A_T = sum k(x_t, x_t) - Y^T K Y / T (exact, rows of permutation 0); sum delta: "
+             "mean over the permutations, t_bar their median (inf: POMD only).  The paper's "
+             "row 'A_T' is sum delta (its text).  Paper spread: Table 2's at Table 2's "
+             "sigma, else none (one AMR point).",)
+
+    def dataset_list(self, datasets, quick):
+        return tuple(d for d in super().dataset_list(datasets, quick)
+                     if PAPER_DATASETS[d]["sigmas"])
+
+    def runs(self, data, options, results):
+        T = data.info(options.n_rounds)["n_rounds"]
+        runs = []
+        for sigma in PAPER_DATASETS[data.name]["sigmas"]:
+            runs += rn.grid_runs(data, "POMDR", learner_grid("POMDR", T), options,
+                                 make=make_learner, extra_label={"sigma": sigma},
+                                 settings=dict(sigma=sigma, zeta=data.settings["zeta"]))
+            runs.append(rn.Run({"dataset": data.name, "quantity": "A_T", "sigma": sigma},
+                               alignment_run, dict(sigma=sigma, seed=options.seed,
+                                                   index=data.index,
+                                                   n_rounds=options.n_rounds)))
+        return runs
+
+    def rows(self, data, runs, results, options):
+        rows, grid = [], []
+        t2 = PAPER_DATASETS[data.name]["sigma"]
+        for sigma in PAPER_DATASETS[data.name]["sigmas"]:
+            amr, sum_delta, t_bar = PAPER_TABLE3[data.name][sigma]
+            std = PAPER_TABLE2[data.name]["POMDR"][1] / 100 if sigma == t2 else None
+            row = dict(dataset=data.name, learner=f"POMDR sigma={sigma:g}", sigma=sigma,
+                       status="ok", okl=None, okl_std=None, paper=amr / 100, paper_std=std,
+                       paper_sum_delta=sum_delta, paper_t_bar=t_bar, c=None, A_T=None,
+                       sum_delta=None, t_bar=None, params="")
+            if data.X is None:
+                row["status"] = "no data"
+            else:
+                mine = [r for r in runs if r.label.get("sigma") == sigma
+                        and r.label.get("learner") == "POMDR"]
+                best, points = rn.summarize_grid(mine, results,
+                                                 group=("learner", "sigma", "params"))
+                sel = points[best]
+                a_t = next(results[r.key]["value"] for r in runs
+                           if r.label.get("quantity") == "A_T" and r.label["sigma"] == sigma)
+                row.update(okl=sel["mean"], okl_std=sel["std"], c=sel["params"]["c"],
+                           A_T=a_t, sum_delta=sel["sum_delta_mean"],
+                           t_bar=sel["t_bar_median"],
+                           t_bar_finite=int(np.sum(np.isfinite(sel["t_bar"]))),
+                           params=rn.params_text(sel["params"]))
+                for i, p in enumerate(points):
+                    grid.append({"dataset": data.name, **p, "selected": i == best})
+            rows.append(row)
+        return rows, grid
+
+
+def _reproduction(rep, out_dir, quick, seed, **options):
+    return rn.reproduce(rep, out_dir, quick=quick, seed=seed, **options)
 
 
 @register("pomdr-table2")
-def pomdr_table2(out_dir, quick: bool = False, seed: int = 0, *, datasets=None,
-                 n_permutations=None, n_rounds=None, verbose: bool = True) -> dict:
+def pomdr_table2(out_dir, quick: bool = False, seed: int = 0, **options) -> dict:
     """Tables 2 and 4: AMR (mean +- std) and time of FOGD, NOGD and POMDR.
 
     ``quick``: magic04 and mushrooms (stand-ins unless their files are present), 2
-    permutations of at most 1500 rounds.  Writes ``pomdr_table2.csv`` (one row per
-    dataset and learner, the paper's numbers beside ours), ``pomdr_table2_grid.csv``
-    (every grid point), ``pomdr_table2.json`` and ``pomdr_table2.txt``.
+    permutations of at most 1500 rounds.  ``options`` are those of
+    :func:`okl.experiments.runner.reproduce` (``datasets``, ``n_permutations``,
+    ``n_rounds``, ``learners``, ``n_jobs``, ``scheduler``, ``resume``, ``progress``,
+    ``timing``, ``verbose``).  Writes ``pomdr_table2.csv`` (one row per dataset and
+    learner, the paper's numbers and the agreement beside ours), ``pomdr_table2_grid.csv``
+    (every grid point), ``pomdr_table2_runs.csv``, ``pomdr_table2.json``,
+    ``pomdr_table2.txt``, ``pomdr_table2_agreement.png``/``.svg`` and ``agreement.csv``.
     """
-    start = time.perf_counter()
-    out_dir, datasets, n_perm, n_rounds = _setup(out_dir, quick, datasets, n_permutations,
-                                                 n_rounds)
-    rows, grid_rows, infos, detail = [], [], {}, {}
-    for ds in datasets:
-        streams, seeds, info = _prepare(ds, seed, n_perm, n_rounds)
-        infos[ds] = info
-        detail[ds] = {"info": info, "learners": {}}
-        for name in TABLE2_LEARNERS:
-            paper = PAPER_TABLE2[ds][name]
-            row = dict(dataset=ds, part=PAPER_DATASETS[ds]["part"], source=info["source"],
-                       n_rounds=info["n_rounds"], n_features=info["n_features"],
-                       sigma=info["sigma"], zeta=info["zeta"], learner=name, status="ok",
-                       params="", selection="", amr_mean=None, amr_std=None,
-                       seconds_mean=None, seconds_std=None, budget=None,
-                       n_permutations=n_perm, paper_amr=paper[0] / 100,
-                       paper_amr_std=paper[1] / 100, paper_seconds=paper[2],
-                       paper_seconds_std=paper[3], paper_budget=BUDGET)
-            if name in NOT_IMPLEMENTED:
-                row["status"] = "not implemented"
-            elif streams is None:
-                row["status"] = "no data"
-            else:
-                best, grid = _tune(name, streams, seeds, sigma=info["sigma"],
-                                   zeta=info["zeta"], T=info["n_rounds"])
-                sel = grid[best]
-                row.update(params=_ahp._params_text(sel["params"]),
-                           selection=f"best mean AMR of {len(grid)} grid points",
-                           amr_mean=sel["amr_mean"], amr_std=sel["amr_std"],
-                           seconds_mean=sel["seconds"], seconds_std=sel["seconds_std"],
-                           budget=sel["budget"])
-                for i, g in enumerate(grid):
-                    grid_rows.append(dict(dataset=ds, learner=name,
-                                          params=_ahp._params_text(g["params"]),
-                                          selected=i == best, amr_mean=g["amr_mean"],
-                                          amr_std=g["amr_std"], seconds_mean=g["seconds"],
-                                          budget=g["budget"]))
-                detail[ds]["learners"][name] = {"selected": sel["params"], "grid": grid}
-            rows.append(row)
-    text = _format_table2(rows, infos, datasets)
-    stem = out_dir / "pomdr_table2"
-    _write_csv(stem.with_suffix(".csv"), _T2_FIELDS, rows)
-    grid_path = out_dir / "pomdr_table2_grid.csv"
-    _write_csv(grid_path, ("dataset", "learner", "params", "selected", "amr_mean", "amr_std",
-                           "seconds_mean", "budget"), grid_rows)
-    stem.with_suffix(".txt").write_text(text + "\n")
-    summary = _summary("table2", rows, infos, datasets, detail, seed, quick, n_perm, text)
-    summary["files"] = [str(stem.with_suffix(s)) for s in (".csv", ".json", ".txt")] + \
-        [str(grid_path)]
-    summary["seconds"] = time.perf_counter() - start
-    stem.with_suffix(".json").write_text(json.dumps(summary, indent=2))
-    if verbose:
-        print(text)
-    return summary
+    return _reproduction(Table2(), out_dir, quick, seed, **options)
 
 
 @register("pomdr-table3")
-def pomdr_table3(out_dir, quick: bool = False, seed: int = 0, *, datasets=None,
-                 n_permutations=None, n_rounds=None, verbose: bool = True) -> dict:
+def pomdr_table3(out_dir, quick: bool = False, seed: int = 0, **options) -> dict:
     """Tables 3 and 5: POMDR's AMR, ``A_T``, ``sum delta`` and ``t_bar`` across ``sigma``.
 
-    Same data, permutations and options as ``pomdr_table2``; datasets without widths in
-    Tables 3/5 (ijcnn1) are skipped.  Writes ``pomdr_table3.csv``, ``.json``, ``.txt``.
+    Same data, permutations and options as :func:`pomdr_table2`; datasets without widths
+    in Tables 3/5 (ijcnn1) are skipped.  Writes ``pomdr_table3.*`` as ``pomdr_table2``.
     """
-    start = time.perf_counter()
-    out_dir, datasets, n_perm, n_rounds = _setup(out_dir, quick, datasets, n_permutations,
-                                                 n_rounds)
-    rows, infos, detail = [], {}, {}
-    for ds in datasets:
-        if not PAPER_DATASETS[ds]["sigmas"]:
-            continue
-        streams, seeds, info = _prepare(ds, seed, n_perm, n_rounds)
-        infos[ds] = info
-        detail[ds] = {"info": info, "sigmas": {}}
-        X_full = None if streams is None else streams[0][0]
-        y_full = None if streams is None else streams[0][1]
-        for sigma in PAPER_DATASETS[ds]["sigmas"]:
-            paper = PAPER_TABLE3[ds][sigma]
-            row = dict(dataset=ds, source=info["source"], n_rounds=info["n_rounds"],
-                       sigma=sigma, zeta=info["zeta"], status="ok", c=None, amr_mean=None,
-                       amr_std=None, A_T=None, sum_delta_mean=None, t_bar_median=None,
-                       t_bar_finite=None, n_permutations=n_perm, paper_amr=paper[0],
-                       paper_sum_delta=paper[1], paper_t_bar=paper[2])
-            if streams is None:
-                row["status"] = "no data"
-                rows.append(row)
-                continue
-            best, grid = _tune("POMDR", streams, seeds, sigma=sigma, zeta=info["zeta"],
-                               T=info["n_rounds"])
-            sel = grid[best]
-            A_T = kernel_alignment_of(Gaussian(sigma), X_full, y_full)
-            row.update(c=sel["params"]["c"], amr_mean=sel["amr_mean"], amr_std=sel["amr_std"],
-                       A_T=A_T, sum_delta_mean=sel["sum_delta_mean"],
-                       t_bar_median=sel["t_bar_median"],
-                       t_bar_finite=int(np.sum(np.isfinite(sel["t_bar"]))))
-            detail[ds]["sigmas"][str(sigma)] = {"selected": sel["params"], "grid": grid,
-                                                "A_T": A_T}
-            rows.append(row)
-    used = [ds for ds in datasets if ds in infos]
-    text = _format_table3(rows, infos)
-    stem = out_dir / "pomdr_table3"
-    _write_csv(stem.with_suffix(".csv"), _T3_FIELDS, rows)
-    stem.with_suffix(".txt").write_text(text + "\n")
-    summary = _summary("table3", rows, infos, used, detail, seed, quick, n_perm, text)
-    summary["files"] = [str(stem.with_suffix(s)) for s in (".csv", ".json", ".txt")]
-    summary["seconds"] = time.perf_counter() - start
-    stem.with_suffix(".json").write_text(json.dumps(summary, indent=2))
-    if verbose:
-        print(text)
-    return summary
+    return _reproduction(Table3(), out_dir, quick, seed, **options)
