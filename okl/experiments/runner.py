@@ -347,7 +347,8 @@ def write_agreement(out_dir, name: str, rows: list[dict], seconds=None):
     ``agreement_summary.csv`` (rows of other reproductions there are kept)."""
     out_dir = Path(out_dir)
     detail = [r for r in _read_csv(out_dir / "agreement.csv") if r["reproduction"] != name]
-    detail += [{k: r.get(k) for k in AGREEMENT_FIELDS} for r in rows]
+    detail += [{**{k: r.get(k) for k in AGREEMENT_FIELDS}, "reproduction": name}
+               for r in rows]
     _write_csv(out_dir / "agreement.csv", AGREEMENT_FIELDS, detail)
     summary = [r for r in _read_csv(out_dir / "agreement_summary.csv")
                if r["reproduction"] != name]
