@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from okl.datasets.files import (_check_mapping, _check_path, _csv_block, _csv_records,
+from okl.datasets.files import (_check_mapping, _check_path, _check_skip, _csv_block,
+                                _csv_records,
                                 _libsvm_line_problem, _map_labels, open_data_file)
 
 __all__ = ["iter_chunks", "scan", "select_rows", "FileInfo", "DEFAULT_CHUNK_ROWS"]
@@ -172,7 +173,7 @@ def _format_of(path, format):
 
 def scan(path, *, format=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, zero_based="auto",
          label_column: int = -1, header=None, delimiter: str = ",", member=None,
-         encoding: str = "utf-8") -> FileInfo:
+         encoding: str = "utf-8", skip_columns=()) -> FileInfo:
     """One pass over a LIBSVM or CSV file, with the readers' checks: its number of
     examples and features, whether its LIBSVM indices start at 0, its labels."""
     path = _check_path(path)
@@ -198,22 +199,24 @@ def scan(path, *, format=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, zero_based=
         return FileInfo(str(path), format, n, n_features, bool(zero_based),
                         tuple(sorted(labels)))
     n_features = None
+    skip = _check_skip(skip_columns)
     rows, lines = [], []
     for fields, line, n_fields in _csv_records(path, member=member, encoding=encoding,
                                                delimiter=delimiter, header=header,
-                                               label_column=label_column):
+                                               label_column=label_column, skip=skip):
         rows.append(fields)
         lines.append(line)
         if len(rows) >= chunk_rows:
             _, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
-                                n_fields=n_fields, need_mapping=False, keep=False)
+                                n_fields=n_fields, need_mapping=False, keep=False,
+                                skip=skip)
             labels.update(raw.tolist())
             n += len(rows)
             rows, lines = [], []
-        n_features = n_fields - 1
+        n_features = n_fields - 1 - len(set(skip))
     if rows:
         _, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
-                            n_fields=n_fields, need_mapping=False, keep=False)
+                            n_fields=n_fields, need_mapping=False, keep=False, skip=skip)
         labels.update(raw.tolist())
         n += len(rows)
     if n == 0:
@@ -249,7 +252,7 @@ def iter_chunks(source, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
                 n_features: int | None = None, labels=None, positive=None,
                 zero_based="auto", label_column: int = -1, header=None,
                 delimiter: str = ",", member: str | None = None, data_home=None,
-                encoding: str = "utf-8", info: FileInfo | None = None):
+                encoding: str = "utf-8", info: FileInfo | None = None, skip_columns=()):
     """``(X, y)`` blocks of a LIBSVM or CSV file, in file order.
 
     Parameters
@@ -274,7 +277,7 @@ def iter_chunks(source, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
     zero_based : bool or "auto"
         As in ``load_libsvm``; "auto" is decided for the whole file by the first pass
         (a registry LIBSVM dataset is 1-based).
-    label_column, header, delimiter, encoding
+    label_column, header, delimiter, encoding, skip_columns
         As in ``load_csv``.
     member : str, optional
         The file inside a zip archive.
@@ -308,18 +311,20 @@ def iter_chunks(source, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
         if labels is None and positive is None:
             labels = spec.labels
         label_column, header = spec.label_column, spec.header
+        skip_columns = spec.skip_columns
         member = spec_member if member is None else member
         if format == "libsvm" and zero_based == "auto":
             zero_based = False
     path = _check_path(path)
     format = _format_of(path, format)
     _check_mapping(labels, positive, path)
+    skip = _check_skip(skip_columns)
     return _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
-                   label_column, header, delimiter, member, encoding, info)
+                   label_column, header, delimiter, member, encoding, info, skip)
 
 
 def _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
-            label_column, header, delimiter, member, encoding, info):
+            label_column, header, delimiter, member, encoding, info, skip):
     need_labels = labels is None and positive is None
     if format == "libsvm":
         if need_labels or n_features is None or zero_based == "auto":
@@ -347,36 +352,38 @@ def _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
     if need_labels:
         if info is None:
             info = scan(path, format="csv", label_column=label_column, header=header,
-                        delimiter=delimiter, member=member, encoding=encoding)
+                        delimiter=delimiter, member=member, encoding=encoding,
+                        skip_columns=skip)
         labels = _auto_mapping(info.labels, path)
     rows, lines = [], []
     n = 0
     n_fields = None
     for fields, line, n_fields in _csv_records(path, member=member, encoding=encoding,
                                                delimiter=delimiter, header=header,
-                                               label_column=label_column):
-        if n_features is not None and n_fields - 1 != n_features:
-            raise ValueError(f"{path}, line {line}: {n_fields - 1} features, but the "
-                             f"stream has {n_features}")
+                                               label_column=label_column, skip=skip):
+        width = n_fields - 1 - len(set(skip))
+        if n_features is not None and width != n_features:
+            raise ValueError(f"{path}, line {line}: {width} features, but the stream has "
+                             f"{n_features}")
         rows.append(fields)
         lines.append(line)
         if len(rows) >= chunk_rows:
             n += len(rows)
             yield _csv_chunk(rows, lines, path, label_column % n_fields, n_fields,
-                             labels, positive)
+                             labels, positive, skip)
             rows, lines = [], []
     if rows:
         n += len(rows)
         yield _csv_chunk(rows, lines, path, label_column % n_fields, n_fields, labels,
-                         positive)
+                         positive, skip)
     if n == 0:
         raise ValueError(f"{path}: the CSV file holds no examples")
 
 
-def _csv_chunk(rows, lines, path, label_column, n_fields, labels, positive):
+def _csv_chunk(rows, lines, path, label_column, n_fields, labels, positive, skip):
     X, raw = _csv_block(rows, lines, path, label_column=label_column, n_fields=n_fields,
                         need_mapping=labels is None and positive is None,
-                        keep=labels == _LABEL_KEEP)
+                        keep=labels == _LABEL_KEEP, skip=skip)
     y = _map_labels(raw, path, labels=labels, positive=positive,
                     line_of=lambda i: lines[i])
     return np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64)

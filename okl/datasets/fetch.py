@@ -51,13 +51,13 @@ from pathlib import Path
 
 import numpy as np
 
-from okl.datasets.files import COMPRESSION_SUFFIXES, load_csv, load_libsvm
+from okl.datasets.files import ARCHIVE_SUFFIXES, COMPRESSION_SUFFIXES, load_csv, load_libsvm
 from okl.datasets.registry import DATASETS, RemoteDataset, Source  # re-exported
 
 __all__ = ["Source", "RemoteDataset", "DATASETS", "DATA_ENV", "MIRROR_ENV",
            "DatasetNotFoundError", "DownloadError", "ChecksumError",
            "data_home", "find", "available", "fetch_file", "load", "load_rows",
-           "sha256_of", "STREAM_ABOVE"]
+           "sha256_of", "STREAM_ABOVE", "streamed"]
 
 DATA_ENV = "OKL_DATA"
 MIRROR_ENV = "OKL_DATA_MIRROR"
@@ -112,15 +112,20 @@ def _spec(name) -> RemoteDataset:
 
 
 def _candidates(source: Source) -> list[str]:
-    """File names (lower case) under which ``source``'s file is accepted, best first."""
+    """File names (lower case) under which ``source``'s file is accepted, best first:
+    the published name, the name without its compression suffix (plain or compressed
+    otherwise), and for an archive member the member's base name (the file extracted)."""
     published = source.filename
     stem = published
     for suffix in COMPRESSION_SUFFIXES:
         if published.lower().endswith(suffix):
             stem = published[: -len(suffix)]
-    names = [published, stem] + [stem + s for s in COMPRESSION_SUFFIXES]
+    names = [published]
+    if not published.lower().endswith(ARCHIVE_SUFFIXES):
+        names += [stem] + [stem + s for s in COMPRESSION_SUFFIXES]
     if source.member:
-        names.append(source.member)
+        base = source.member.rstrip("/").rsplit("/", 1)[-1]
+        names += [base] + [base + s for s in COMPRESSION_SUFFIXES]
     out = []
     for n in names:
         if n.lower() not in out:
@@ -142,10 +147,10 @@ def find(name, data_home=None):
         for candidate in _candidates(source):
             if candidate in present:
                 path = present[candidate]
-                # A plain file named like a zip member is read directly, not as a zip;
-                # the recorded checksum and size are those of the published file only
-                # (a file decompressed by the user has neither).
-                member = source.member if path.suffix.lower() == ".zip" else None
+                # A file named like an archive member is read directly, not as an
+                # archive; the recorded checksum and size are those of the published
+                # file only (a file decompressed by the user has neither).
+                member = source.member if candidate == source.filename.lower() else None
                 published = candidate == source.filename.lower()
                 return path, Source(source.url, source.sha256 if published else None,
                                     source.size if published else None, member)
@@ -348,7 +353,8 @@ def _read_whole(spec, path, source):
                            member=source.member)
     if spec.format == "csv":
         return load_csv(path, labels=spec.labels, label_column=spec.label_column,
-                        header=spec.header, member=source.member)
+                        header=spec.header, member=source.member,
+                        skip_columns=spec.skip_columns)
     raise ValueError(f"dataset {spec.name!r}: unknown format {spec.format!r}")
 
 
@@ -402,7 +408,7 @@ def load(name, *, download: bool = False, data_home=None, n_rows: int | None = N
         n_rows = int(n_rows)
     path, source = fetch_file(spec, data_home=data_home, download=download, mirror=mirror,
                               progress=progress, verify=verify)
-    if n_rows is not None and spec.n_rows is not None and spec.n_rows > STREAM_ABOVE:
+    if n_rows is not None and streamed(spec):
         from okl.datasets.paper_data import draw_indices
 
         rows = draw_indices(spec.n_rows, min(n_rows, spec.n_rows), seed)
@@ -418,17 +424,29 @@ def load(name, *, download: bool = False, data_home=None, n_rows: int | None = N
     return X, y
 
 
-#: files with more published rows than this are drawn from in one streaming pass
+#: row draws from files with more published rows than this (or CSV files with more than
+#: ``STREAM_CSV_VALUES`` values) read the file in one streaming pass, never whole
 STREAM_ABOVE = 1_000_000
+STREAM_CSV_VALUES = 20_000_000
+
+
+def streamed(spec) -> bool:
+    """Whether row draws from dataset ``spec`` stream its file (see ``STREAM_ABOVE``)."""
+    spec = _spec(spec)
+    if spec.n_rows is None:
+        return False
+    if spec.n_rows > STREAM_ABOVE:
+        return True
+    return spec.format == "csv" and spec.n_rows * (spec.n_features or 1) > STREAM_CSV_VALUES
 
 
 def load_rows(name, rows, *, data_home=None, download: bool = False, mirror=None,
               progress=None, verify: bool = True):
     """``(X, y)`` of the rows ``rows`` (sorted 0-based example indices) of a dataset.
 
-    Files with more than ``STREAM_ABOVE`` published rows are read in one streaming
-    pass keeping only those rows (memory: the rows kept and one chunk); others are
-    read whole and indexed.  Both give the same result.
+    Large files (``streamed``) are read in one streaming pass keeping only those rows
+    (memory: the rows kept and one chunk); others are read whole and indexed.  Both
+    give the same result.
     """
     spec = _spec(name)
     rows = np.asarray(rows, dtype=np.int64)
@@ -436,7 +454,7 @@ def load_rows(name, rows, *, data_home=None, download: bool = False, mirror=None
         raise ValueError("rows must be strictly increasing non-negative example indices")
     path, source = fetch_file(spec, data_home=data_home, download=download, mirror=mirror,
                               progress=progress, verify=verify)
-    if spec.n_rows is not None and spec.n_rows > STREAM_ABOVE:
+    if streamed(spec):
         return _load_rows_streaming(spec, path, source, rows)
     X, y = _read_whole(spec, path, source)
     _check_shape(spec, path, X, complete=True)
@@ -452,6 +470,7 @@ def _load_rows_streaming(spec, path, source, rows):
     chunks = iter_chunks(path, format=spec.format, n_features=spec.n_features,
                          labels=spec.labels, label_column=spec.label_column,
                          header=spec.header, member=source.member,
+                         skip_columns=spec.skip_columns,
                          zero_based=False if spec.format == "libsvm" else "auto")
     X, y, total = select_rows(chunks, rows, check=False)
     if spec.n_rows is not None and total != spec.n_rows:

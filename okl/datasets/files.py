@@ -33,20 +33,145 @@ import numpy as np
 __all__ = ["load_libsvm", "load_csv", "open_data_file", "COMPRESSION_SUFFIXES"]
 
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zip")
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")
 
 
 # ----------------------------------------------------------------------------
 # Opening (possibly compressed) files
 # ----------------------------------------------------------------------------
 
+def _archive_kind(name: str):
+    name = name.lower()
+    if name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar")):
+        return "tar"
+    if name.endswith(".zip"):
+        return "zip"
+    return None
+
+
+def _stream_of(name: str, raw, member, where):
+    """``raw`` (a binary stream named ``name``) decompressed, or its ``member``."""
+    kind = _archive_kind(name)
+    if kind == "zip":
+        if not raw.seekable():
+            raw = io.BytesIO(raw.read())
+        return _open_zip(zipfile.ZipFile(raw), member, where)
+    if kind == "tar":
+        return _open_tar(raw, member, where)
+    if member is not None:
+        raise ValueError(f"{where}: member={member!r} is only meaningful for a .zip or tar "
+                         f"archive")
+    lower = name.lower()
+    if lower.endswith(".gz"):
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if lower.endswith(".bz2"):
+        return bz2.BZ2File(raw, "rb")
+    if lower.endswith((".xz", ".lzma")):
+        return lzma.LZMAFile(raw, "rb")
+    return raw
+
+
+def _split_member(member, names):
+    """``(first, rest)``: ``member`` itself (rest None), or an archive member of ``names``
+    that ``member`` continues (``"regression.tar.gz/regression/x.data"``), or, when
+    ``member`` is no path of the archive, the one member with its base name."""
+    norm = {n.lstrip("./"): n for n in names}
+    key = member.lstrip("./")
+    if key in norm:
+        return norm[key], None
+    for n_key, n in norm.items():
+        if _archive_kind(n_key) and key.startswith(n_key.rstrip("/") + "/"):
+            return n, key[len(n_key.rstrip("/")) + 1:]
+    base = key.rsplit("/", 1)[-1]
+    hits = [n for k, n in norm.items() if k.rsplit("/", 1)[-1] == base]
+    if len(hits) == 1:
+        return hits[0], None
+    return None, None
+
+
+def _open_zip(archive, member, where):
+    try:
+        names = [n for n in archive.namelist() if not n.endswith("/")]
+        if member is None:
+            if len(names) != 1:
+                raise ValueError(f"{where}: the zip archive holds {len(names)} files "
+                                 f"({names[:5]}); name the one to read with member=")
+            first, rest = names[0], None
+        else:
+            first, rest = _split_member(member, names)
+            if first is None:
+                raise ValueError(f"{where}: the zip archive has no member {member!r}; "
+                                 f"it holds {names[:5]}")
+        inner = _ZipMember(archive, archive.open(first))
+        if rest is None:
+            return inner
+        return _stream_of(first, inner, rest, f"{where}!{first}")
+    except BaseException:
+        archive.close()
+        raise
+
+
+def _open_tar(raw, member, where):
+    """A member of a tar archive, read in one pass (streaming mode)."""
+    import tarfile
+
+    archive = tarfile.open(fileobj=raw, mode="r|*")
+    try:
+        seen = []
+        for info in archive:
+            if not info.isfile():
+                continue
+            seen.append(info.name)
+            if member is None:
+                take, rest = info.name, None
+            else:
+                key = member.lstrip("./")
+                name = info.name.lstrip("./")
+                if name == key:
+                    take, rest = info.name, None
+                elif _archive_kind(name) and key.startswith(name + "/"):
+                    take, rest = info.name, key[len(name) + 1:]
+                elif "/" not in key and name.rsplit("/", 1)[-1] == key:
+                    take, rest = info.name, None
+                else:
+                    continue
+            inner = io.BufferedReader(_TarMember(archive, raw, archive.extractfile(info)),
+                                      buffer_size=1 << 20)
+            if rest is None:
+                return inner
+            return _stream_of(take, inner, rest, f"{where}!{take}")
+        raise ValueError(f"{where}: the tar archive has no member {member!r}; it holds "
+                         f"{seen[:5]}")
+    except BaseException:
+        archive.close()
+        raise
+
+
 def open_data_file(path, member: str | None = None):
     """Open ``path`` for binary reading, decompressing by its suffix.
 
-    ``.gz`` (gzip), ``.bz2`` (bzip2), ``.xz`` / ``.lzma`` (LZMA) and ``.zip`` are
-    decompressed on the fly; anything else is read as it is.  A zip archive must
-    contain exactly one file unless ``member`` names the one to read.
+    ``.gz`` (gzip), ``.bz2`` (bzip2), ``.xz`` / ``.lzma`` (LZMA), ``.zip`` and tar
+    archives (``.tar``, ``.tar.gz`` / ``.tgz``, ``.tar.bz2``, ``.tar.xz``) are
+    decompressed on the fly; anything else is read as it is.  An archive must contain
+    exactly one file unless ``member`` names the one to read: its path in the archive,
+    or its base name when that is unique, or a path through an archive inside the
+    archive (``"regression.tar.gz/regression/Twitter/Twitter.data"``, as in UCI's Buzz
+    in Social Media zip).
     """
     path = Path(path)
+    kind = _archive_kind(path.name)
+    if kind == "zip":
+        return _open_zip(zipfile.ZipFile(path), member, path)
+    if kind == "tar":
+        raw = open(path, "rb")
+        try:
+            return _open_tar(raw, member, path)
+        except BaseException:
+            raw.close()
+            raise
+    if member is not None:
+        raise ValueError(f"{path}: member={member!r} is only meaningful for a .zip or tar "
+                         f"archive")
     suffix = path.suffix.lower()
     if suffix == ".gz":
         return gzip.open(path, "rb")
@@ -54,24 +179,6 @@ def open_data_file(path, member: str | None = None):
         return bz2.open(path, "rb")
     if suffix in (".xz", ".lzma"):
         return lzma.open(path, "rb")
-    if suffix == ".zip":
-        archive = zipfile.ZipFile(path)
-        try:
-            names = [n for n in archive.namelist() if not n.endswith("/")]
-            if member is None:
-                if len(names) != 1:
-                    raise ValueError(f"{path}: the zip archive holds {len(names)} files "
-                                     f"({names[:5]}); name the one to read with member=")
-                member = names[0]
-            elif member not in names:
-                raise ValueError(f"{path}: the zip archive has no member {member!r}; "
-                                 f"it holds {names[:5]}")
-            return _ZipMember(archive, archive.open(member))
-        except BaseException:
-            archive.close()
-            raise
-    if member is not None:
-        raise ValueError(f"{path}: member={member!r} is only meaningful for a .zip archive")
     return open(path, "rb")
 
 
@@ -87,6 +194,31 @@ class _ZipMember(io.BufferedReader):
             super().close()
         finally:
             self._archive.close()
+
+
+class _TarMember(io.RawIOBase):
+    """A tar member's bytes (read in the archive's single pass); closing it closes the
+    archive and the archive's file."""
+
+    def __init__(self, archive, fileobj, member):
+        super().__init__()
+        self._archive, self._fileobj, self._member = archive, fileobj, member
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        data = self._member.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def close(self):
+        if not self.closed:
+            try:
+                self._archive.close()
+                self._fileobj.close()
+            finally:
+                super().close()
 
 
 def _check_path(path) -> Path:
@@ -324,7 +456,7 @@ def load_libsvm(path, *, n_features: int | None = None, labels=None, positive=No
                                 for _, line in itertools.islice(_example_lines(fh), n_rows))
             X, y = load_svmlight_file(io.BytesIO(head), n_features=n_features,
                                       dtype=np.float64, zero_based=zero_based)
-        elif suffix in (".xz", ".lzma", ".zip"):
+        elif suffix in (".xz", ".lzma", ".zip") or _archive_kind(path.name) or member:
             with open_data_file(path, member) as fh:
                 X, y = load_svmlight_file(fh, n_features=n_features, dtype=np.float64,
                                           zero_based=zero_based)
@@ -368,7 +500,7 @@ def _is_number(text: str) -> bool:
 
 def load_csv(path, *, label_column: int = -1, header=None, delimiter: str = ",",
              labels=None, positive=None, n_rows: int | None = None,
-             member: str | None = None, encoding: str = "utf-8"):
+             member: str | None = None, encoding: str = "utf-8", skip_columns=()):
     """Load a CSV file as ``(X, y)``: ``X`` dense float64, ``y`` float64.
 
     One example a line; every line has the same number of fields; one of them
@@ -393,7 +525,10 @@ def load_csv(path, *, label_column: int = -1, header=None, delimiter: str = ",",
     n_rows : int, optional
         Read only the first ``n_rows`` examples.
     member, encoding
-        The file inside a zip archive; the text encoding.
+        The file inside an archive; the text encoding.
+    skip_columns : sequence of int
+        0-based columns that are neither features nor the label (an identifier, such as
+        the patient id of UCI's CT slices); they are not read.
 
     Raises
     ------
@@ -412,26 +547,56 @@ def load_csv(path, *, label_column: int = -1, header=None, delimiter: str = ",",
         raise ValueError(f"delimiter must be a single character, got {delimiter!r}")
     _check_mapping(labels, positive, path)
 
+    skip = _check_skip(skip_columns)
+    blocks, raws, all_lines = [], [], []
     rows, lines = [], []
     n_fields = None
+    need_mapping = labels is None and positive is None
+    n = 0
     for fields, line, n_fields in _csv_records(path, member=member, encoding=encoding,
                                                 delimiter=delimiter, header=header,
-                                                label_column=label_column):
+                                                label_column=label_column, skip=skip):
         rows.append(fields)
         lines.append(line)
-        if n_rows is not None and len(rows) >= n_rows:
+        n += 1
+        if len(rows) * n_fields >= _CSV_BLOCK:  # convert as we go: memory is the result
+            X, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
+                                n_fields=n_fields, need_mapping=need_mapping,
+                                keep=labels == "keep", skip=skip)
+            blocks.append(X), raws.append(raw), all_lines.extend(lines)
+            rows, lines = [], []
+        if n_rows is not None and n >= n_rows:
             break
-    if not rows:
+    if rows:
+        X, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
+                            n_fields=n_fields, need_mapping=need_mapping,
+                            keep=labels == "keep", skip=skip)
+        blocks.append(X), raws.append(raw), all_lines.extend(lines)
+    if not blocks:
         raise ValueError(f"{path}: the CSV file holds no examples")
-    X, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
-                        n_fields=n_fields, need_mapping=labels is None and positive is None,
-                        keep=labels == "keep")
+    X = blocks[0] if len(blocks) == 1 else np.vstack(blocks)
+    raw = raws[0] if len(raws) == 1 else np.concatenate(
+        [r.astype(object) for r in raws] if any(r.dtype == object for r in raws) else raws)
     y = _map_labels(raw, path, labels=labels, positive=positive,
-                    line_of=lambda i: lines[i])
+                    line_of=lambda i: all_lines[i])
     return np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64)
 
 
-def _csv_records(path, *, member, encoding, delimiter, header, label_column):
+_CSV_BLOCK = 1_000_000      # fields converted at a time by load_csv
+
+
+def _check_skip(skip_columns):
+    try:
+        skip = tuple(int(c) for c in skip_columns)
+    except (TypeError, ValueError):
+        raise ValueError(f"skip_columns must be column numbers (0-based), got "
+                         f"{skip_columns!r}") from None
+    if any(c < 0 for c in skip):
+        raise ValueError(f"skip_columns must be non-negative column numbers, got {skip}")
+    return skip
+
+
+def _csv_records(path, *, member, encoding, delimiter, header, label_column, skip=()):
     """``(fields, line number, number of fields)`` of each example line of a CSV file.
 
     Blank lines are skipped; the header (given or inferred) is checked and skipped;
@@ -459,7 +624,11 @@ def _csv_records(path, *, member, encoding, delimiter, header, label_column):
                     if not -n_fields <= label_column < n_fields:
                         raise ValueError(f"{path}, line {line}: label_column={label_column} "
                                          f"is out of range for {n_fields} fields")
-                    if n_fields < 2:
+                    if any(c >= n_fields for c in skip) or label_column % n_fields in skip:
+                        raise ValueError(f"{path}, line {line}: skip_columns={list(skip)} "
+                                         f"is out of range for {n_fields} fields or skips "
+                                         f"the label column")
+                    if n_fields - len(set(skip)) < 2:
                         raise ValueError(f"{path}, line {line}: one field per line; a label "
                                          f"and at least one feature are needed (is "
                                          f"delimiter={delimiter!r} right?)")
@@ -475,7 +644,7 @@ def _csv_records(path, *, member, encoding, delimiter, header, label_column):
             raise ValueError(f"{path}: cannot decompress it ({exc})") from None
 
 
-def _csv_block(rows, lines, path, *, label_column, n_fields, need_mapping, keep):
+def _csv_block(rows, lines, path, *, label_column, n_fields, need_mapping, keep, skip=()):
     """``(X, raw labels)`` of CSV example ``rows`` (lists of fields) at file ``lines``.
 
     Features must be finite numbers (``ValueError`` naming the line and column);
@@ -483,7 +652,7 @@ def _csv_block(rows, lines, path, *, label_column, n_fields, need_mapping, keep)
     need a mapping: ``need_mapping`` says none was given).
     """
     table = np.array(rows, dtype=object)
-    feature_columns = [j for j in range(n_fields) if j != label_column]
+    feature_columns = [j for j in range(n_fields) if j != label_column and j not in skip]
     try:
         X = np.array(table[:, feature_columns].tolist(), dtype=np.float64)
     except ValueError:

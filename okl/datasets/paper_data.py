@@ -59,9 +59,10 @@ class PaperData:
     X : ndarray or CSR matrix, float64
         The prepared rows, ready to stream (before any permutation).
     y : ndarray
-        -1 / +1 for classification, reals for regression.
+        -1 / +1 for classification, reals for regression, the class for novelty.
     task : str
-        ``"classification"`` or ``"regression"``.
+        ``"classification"``, ``"regression"`` or ``"novelty"`` (NORMA's USPS: ``y`` is
+        the digit, shown only; the learner gets no labels).
     steps : tuple of str
         What was done, in order, each with where the rule comes from.
     files : tuple of str
@@ -111,6 +112,13 @@ class PaperData:
         kind = "CSR" if sp.issparse(self.X) else "dense"
         return (f"PaperData({self.name!r} of {self.paper!r}: {self.n_rows} x "
                 f"{self.n_features} {kind}, {self.task}; " + "; ".join(self.steps) + ")")
+
+
+_TARGET_SCALINGS = {
+    "minmax01": "min-max scaled to [0, 1]",
+    "minmax11": "min-max scaled to [-1, 1]",
+    "std": "divided by its standard deviation (n - 1; not centred)",
+}
 
 
 def _declaration(name: str, paper: str) -> PaperDataset:
@@ -173,7 +181,7 @@ def _read_parts(decl, data_home, k=None, seed=0):
     """``(X, y, files, N)``: the concatenated parts, or ``k`` of their ``N`` rows drawn
     with ``draw_indices(N, k, seed)``.
 
-    Parts with more than ``fetch.STREAM_ABOVE`` published rows are never read whole:
+    When a part is large (``fetch.streamed``: SUSY, Twitter), the parts are not read whole:
     ``N`` is then the published count and only the drawn rows are kept, in one
     streaming pass (a file with another count raises).  Otherwise the parts are read
     whole and ``N`` is their actual number of rows.  Both give the same rows.
@@ -185,7 +193,7 @@ def _read_parts(decl, data_home, k=None, seed=0):
         raise error
     files = tuple(str(fetch.find(p, data_home)[0]) for p in decl.parts)
     counts = [DATASETS[p].n_rows for p in decl.parts]
-    if k is not None and all(counts) and max(counts) > fetch.STREAM_ABOVE:
+    if k is not None and all(counts) and any(fetch.streamed(p) for p in decl.parts):
         N = sum(counts)
         k = min(k, N)
         rows = draw_indices(N, k, seed) if k < N else np.arange(N)
@@ -310,29 +318,52 @@ def paper_data(name: str, paper: str, *, n_rows: int | None = None, seed=0,
     why = decl.why
     names = " + ".join(decl.parts)
 
-    # 1-2. files, classes, row draw
-    if decl.classes is None:
-        want = min(decl.draw or np.inf, n_rows or np.inf)
-        X, y, files, N = _read_parts(decl, data_home, None if want == np.inf else int(want),
-                                     seed)
-        k = X.shape[0]
-        steps.append(f"file(s) {names}: {_n(N)} rows" + _versus(N, decl.n, decl.draw)
-                     + (f" ({why['parts']})" if "parts" in why else ""))
+    # 1-2. files, classes, row draw (scalings with the files' statistics come first)
+    whole = decl.classes is not None or decl.scale_stats == "file"
+    want = min(decl.draw or np.inf, n_rows or np.inf)
+    if whole:
+        X, y, files, N = _read_parts(decl, data_home)
     else:
-        X, y, files, _ = _read_parts(decl, data_home)
+        X, y, files, N = _read_parts(decl, data_home,
+                                     None if want == np.inf else int(want), seed)
+    if decl.classes is not None:
         keep = np.isin(y, list(decl.classes))
         X, y = X[np.flatnonzero(keep)], y[keep]
         y = np.array([float(decl.classes[v]) for v in y.tolist()])
-        N = X.shape[0]
-        mapping = ", ".join(f"{k!r} -> {v:+d}" for k, v in decl.classes.items())
-        steps.append(f"file(s) {names}: the {_n(N)} rows of classes {mapping}"
-                     + _versus(N, decl.n, decl.draw)
+        n_file, N = N, X.shape[0]
+        shown = list(decl.classes.items())
+        mapping = ", ".join(f"{k!r} -> {v:+g}" for k, v in shown[:4]) + \
+            (", ..." if len(shown) > 4 else "")
+        steps.append(f"file(s) {names}: {_n(n_file)} rows, the {_n(N)} of classes "
+                     f"{mapping} kept" + _versus(N, decl.n, decl.draw)
                      + (f" ({why['classes']})" if "classes" in why else ""))
-        k = min(N, decl.draw or N, n_rows or N)
-        if k < N:
-            rows = draw_indices(N, k, seed)
-            X, y = X[rows], y[rows]
-    if k < N:
+    else:
+        steps.append(f"file(s) {names}: {_n(N)} rows" + _versus(N, decl.n, decl.draw)
+                     + (f" ({why['parts']})" if "parts" in why else ""))
+    k = X.shape[0] if not whole else min(N, want)
+
+    def transform(X, y, stats):
+        if decl.features is not None:
+            cols = list(decl.features)
+            X = X[:, cols]
+            if sp.issparse(X):
+                X = sp.csr_matrix(X)
+            steps.append(f"features {_columns(cols)} kept ({len(cols)} of "
+                         f"{DATASETS[decl.parts[0]].n_features})"
+                         + (f" ({why['features']})" if "features" in why else ""))
+        if decl.scale is not None:
+            X = _scale(X, decl.scale)
+            steps.append(f"{SCALINGS[decl.scale]}, {stats}"
+                         + (f" ({why['scale']})" if "scale" in why else ""))
+        elif "scale" in why:
+            steps.append(f"features not scaled ({why['scale']})")
+        if decl.target_scale is not None:
+            y = _scale_target(np.asarray(y, dtype=float), decl.target_scale)
+            steps.append("target " + _TARGET_SCALINGS[decl.target_scale] + f", {stats}"
+                         + (f" ({why['target']})" if "target" in why else ""))
+        return X, y
+
+    def draw_step():
         reason = []
         if decl.draw and k == decl.draw:
             reason.append(why.get("draw", "the paper's subsample"))
@@ -341,26 +372,22 @@ def paper_data(name: str, paper: str, *, n_rows: int | None = None, seed=0,
         steps.append(f"{_n(k)} of the {_n(N)} rows drawn uniformly without replacement "
                      f"(sorted indices of numpy default_rng({seed!r}).choice, file order; "
                      + "; ".join(reason) + ")")
-    # 3. features
-    if decl.features is not None:
-        cols = list(decl.features)
-        X = X[:, cols]
-        if sp.issparse(X):
-            X = sp.csr_matrix(X)
-        steps.append(f"features {_columns(cols)} kept ({len(cols)} of "
-                     f"{DATASETS[decl.parts[0]].n_features})"
-                     + (f" ({why['features']})" if "features" in why else ""))
-    # 4. scaling
-    if decl.scale is not None:
-        X = _scale(X, decl.scale)
-        steps.append(f"{SCALINGS[decl.scale]}, statistics of the {_n(X.shape[0])} prepared "
-                     f"rows" + (f" ({why['scale']})" if "scale" in why else ""))
-    elif "scale" in why:
-        steps.append(f"features not scaled ({why['scale']})")
-    if decl.target_scale is not None:
-        y = _scale_target(np.asarray(y, dtype=float), decl.target_scale)
-        steps.append("target: " + SCALINGS[decl.target_scale].replace(" per feature", "")
-                     + (f" ({why['target']})" if "target" in why else ""))
+
+    if decl.scale_stats == "file":
+        # 3-4 before the draw: the statistics are those of all the files' rows
+        X, y = transform(X, y, f"statistics of all {_n(N)} rows, before any draw")
+        if k < N:
+            rows = draw_indices(N, k, seed)
+            X, y = X[rows], y[rows]
+            draw_step()
+    else:
+        if whole and k < N:
+            rows = draw_indices(N, k, seed)
+            X, y = X[rows], y[rows]
+        if k < N:
+            draw_step()
+        # 3-4. features, scaling: statistics of the prepared rows
+        X, y = transform(X, y, f"statistics of the {_n(X.shape[0])} prepared rows")
     # 5. adversarial rescaling (per permuted stream)
     if decl.adversarial is not None:
         steps.append(f"adversarial: rounds after the first ceil(T/20) of each permuted "
