@@ -101,7 +101,10 @@ def test_matches_numpy_oracle(loss, B, update, iw):
     tr = m.run(X, y)
     ref = oracle(KERNELS, X, y, B=B, **kw)
     np.testing.assert_allclose(tr.scores, ref["f"], rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(m.q_, ref["q"][-1], rtol=1e-12)
+    # the learner exponentiates -eta (L - shift) with the shift of its last rescaling (as
+    # the R code's unshifted exp(-eta L)); the oracle shifts by the current minimum: the
+    # rounding of arguments of up to ~700 differs by ~1e-13 relative
+    np.testing.assert_allclose(m.q_, ref["q"][-1], rtol=1e-10)
     np.testing.assert_array_equal(tr.budget, ref["sizes"].sum(axis=1))
     np.testing.assert_array_equal(tr.extras["sizes"], ref["sizes"][-1])
     np.testing.assert_array_equal(tr.extras["n_selected"], np.bincount(ref["I"], minlength=3))
@@ -118,7 +121,7 @@ def test_rounds_and_weights_match_oracle_one_at_a_time():
     ref = oracle(KERNELS, X, yc, loss="hinge", delta=0.2, seed=11)
     np.testing.assert_allclose(f, ref["f"], rtol=1e-10, atol=1e-12)
     assert I[1:] == list(ref["I"][1:])
-    np.testing.assert_allclose(q, ref["q"], rtol=1e-12)
+    np.testing.assert_allclose(q, ref["q"], rtol=1e-10)
 
 
 def _r_case(stream, name):
@@ -182,7 +185,7 @@ def test_k_separate_sets_under_the_pooled_budget():
     assert tr.extras["n_selected"].sum() == 300
     full = m.q_
     ref = oracle(KERNELS, X, yr, loss="absolute", delta=0.3, B=40, seed=1)
-    np.testing.assert_allclose(full, ref["q"][-1], rtol=1e-12)
+    np.testing.assert_allclose(full, ref["q"][-1], rtol=1e-10)
 
 
 def test_budget_from_memory_and_time():

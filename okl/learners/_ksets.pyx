@@ -14,12 +14,17 @@ when full; an unbudgeted learner, or a pooled budget a learner enforces itself).
 from libc.stdlib cimport malloc, realloc, free, calloc
 from libc.string cimport memcpy
 
-from okl._core cimport KernelParams, Row, Stream, kernel_row
+from okl._core cimport KernelParams, Row, Stream, kernel_row, sq_dist_row, exp_scaled
 from scipy.linalg.cython_blas cimport ddot, dscal
 
 import numpy as np
 
 cdef int INC1 = 1
+
+
+cdef extern from "../_vexp.h":
+    # the 4-accumulator dot product of okl._core (no BLAS call for a few dozen entries)
+    double okl_dot(const double* a, const double* b, int n) noexcept nogil
 
 
 cdef int _grow(void** p, size_t nbytes) noexcept nogil:
@@ -179,13 +184,14 @@ cdef class KernelSets:
         if m == 0:
             return 0.0
         self.row(i, x, self.krow)
-        return ddot(&m, self.alpha[i], &INC1, self.krow, &INC1)
+        return okl_dot(self.alpha[i], self.krow, m)
 
     cdef void scale(self, int i, double c) noexcept nogil:
-        """``a_i *= c``."""
-        cdef int m = self.n[i]
-        if m > 0:
-            dscal(&m, &c, self.alpha[i], &INC1)
+        """``a_i *= c`` (a loop the compiler vectorizes: no BLAS call for a few dozen)."""
+        cdef int j, m = self.n[i]
+        cdef double* a = self.alpha[i]
+        for j in range(m):
+            a[j] *= c
 
     cdef int total(self) noexcept nogil:
         cdef int i, s = 0
@@ -293,3 +299,73 @@ def _rebuild_kernel_sets(kernels, d, capacities, growable, sets):
             S.l1[i][j] = l1[j]
         S.n[i] = V.shape[0]
     return S
+
+
+def shared_distance_rows(X, added, rows, exps, double gamma):
+    """The kernel-row work of a learner that shares squared distances across kernels, and
+    nothing else (the reference of ``benchmarks/ratios_seed004.py``).
+
+    Round ``t`` computes ``rows[t]`` rows of squared distances ``||x_t - s||^2`` against
+    the current set ``S`` (``okl._core.sq_dist_row``) and ``exps[t]`` vectorized
+    exponentials of a copy of such a row (``okl._core.exp_scaled``), summing the kernel
+    values (one dot product each); ``x_t`` joins ``S`` afterwards when ``added[t]``.  BOMKR-V computes one row and
+    ``K`` exponentials a round; ISKA one row and one exponential to predict, and more rows
+    and ``K`` exponentials each on the rounds that update its block sums.  Returns the sum
+    of all computed kernel values (so the work cannot be optimized out).
+    """
+    from okl._core import _stream
+    cdef Stream s = _stream(X)
+    cdef const unsigned char[::1] add = np.ascontiguousarray(added, dtype=np.uint8)
+    cdef const int[::1] nr = np.ascontiguousarray(rows, dtype=np.intc)
+    cdef const int[::1] ne = np.ascontiguousarray(exps, dtype=np.intc)
+    if add.shape[0] != s.T or nr.shape[0] != s.T or ne.shape[0] != s.T:
+        raise ValueError("added, rows and exps must have one entry per row of X")
+    cdef KernelSets S = KernelSets([_GammaKernel(gamma)], s.d, [64], True)
+    cdef double* dist = NULL
+    cdef double* tmp = NULL
+    cdef double* ones = NULL
+    cdef int cap = 0, n, j, r, e
+    cdef Py_ssize_t t
+    cdef Row row
+    cdef double total = 0.0
+    try:
+        for t in range(s.T):
+            s.row(t, &row)
+            n = S.n[0]
+            if n > cap:
+                cap = 2 * n
+                free(dist)
+                free(tmp)
+                free(ones)
+                dist = <double*> malloc(cap * sizeof(double))
+                tmp = <double*> malloc(cap * sizeof(double))
+                ones = <double*> malloc(cap * sizeof(double))
+                if dist == NULL or tmp == NULL or ones == NULL:
+                    raise MemoryError()
+                for j in range(cap):
+                    ones[j] = 1.0
+            with nogil:
+                if n > 0:
+                    for r in range(nr[t]):
+                        sq_dist_row(S.X[0], S.cap[0], S.sq[0], n, S.d, &row, dist)
+                    for e in range(ne[t]):
+                        memcpy(tmp, dist, n * sizeof(double))
+                        exp_scaled(tmp, n, -gamma)
+                        total += ddot(&n, tmp, &INC1, ones, &INC1)   # as a learner's dot
+                if add[t]:
+                    S.add(0, &row, 1.0, t)
+    finally:
+        free(dist)
+        free(tmp)
+        free(ones)
+    return total
+
+
+class _GammaKernel:
+    """A Gaussian kernel given by ``gamma`` (``KernelSets`` reads ``kernel_params``)."""
+
+    def __init__(self, gamma):
+        self.gamma = gamma
+
+    def kernel_params(self):
+        return 0, self.gamma, 0.0, 0

@@ -54,6 +54,8 @@ cdef class OKSCore(Learner):
     cdef long long T
     cdef double* Lcum               # cumulative importance-weighted losses L_{t,i}
     cdef double* q                  # q_{t,i} = (1-delta) softmax(-eta L)_i + delta/K
+    cdef double* w                  # exp(-eta (L_{t,i} - shift)): one changes a round
+    cdef double shift               # the L subtracted in w (min L at the last rescaling)
     cdef long long* n_selected      # rounds with I_t = i
     cdef long long* n_updates       # entries added to S_i
     cdef double* err_sum            # sum of the losses the weights saw, per kernel
@@ -62,11 +64,13 @@ cdef class OKSCore(Learner):
     cdef long long n_blocked        # updates refused because the budget was full
     cdef long long n_errors         # sum over rounds of the weights' loss (R's "error")
     cdef int max_total
+    cdef int n_total                # entries over the K sets
     cdef bint allocated
 
     def __cinit__(self, *args, **kwargs):
         self.K = 0
-        self.Lcum = self.q = self.err_sum = NULL
+        self.Lcum = self.q = self.err_sum = self.w = NULL
+        self.shift = 0.0
         self.n_selected = self.n_updates = NULL
         self.allocated = False
         self.sets = None
@@ -76,6 +80,7 @@ cdef class OKSCore(Learner):
     def __dealloc__(self):
         free(self.Lcum)
         free(self.q)
+        free(self.w)
         free(self.err_sum)
         free(self.n_selected)
         free(self.n_updates)
@@ -87,15 +92,17 @@ cdef class OKSCore(Learner):
         cdef int i
         free(self.Lcum)
         free(self.q)
+        free(self.w)
         free(self.err_sum)
         free(self.n_selected)
         free(self.n_updates)
         self.Lcum = <double*> calloc(K, sizeof(double))
         self.q = <double*> malloc(K * sizeof(double))
+        self.w = <double*> malloc(K * sizeof(double))
         self.err_sum = <double*> calloc(K, sizeof(double))
         self.n_selected = <long long*> calloc(K, sizeof(long long))
         self.n_updates = <long long*> calloc(K, sizeof(long long))
-        if (self.Lcum == NULL or self.q == NULL or self.err_sum == NULL
+        if (self.Lcum == NULL or self.q == NULL or self.w == NULL or self.err_sum == NULL
                 or self.n_selected == NULL or self.n_updates == NULL):
             raise MemoryError()
         self.K = K
@@ -106,10 +113,13 @@ cdef class OKSCore(Learner):
         self.importance_weighted = importance_weighted
         for i in range(K):
             self.q[i] = 1.0 / K
+            self.w[i] = 1.0
+        self.shift = 0.0
         self.I_next = 0
         self.last_q = 1.0 / K
         self.n_blocked = self.n_errors = 0
         self.max_total = 0
+        self.n_total = 0
 
     def _oks_allocate(self, kernels, long long B, capacity):
         """The K sets (growable; the pooled budget ``B`` is enforced by ``update``) and
@@ -151,11 +161,11 @@ cdef class OKSCore(Learner):
         return loss_value(self.loss_kind, y, f)
 
     cdef int size(self) noexcept nogil:
-        return self.sets.total() if self.allocated else 0
+        return self.n_total
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
-        cdef int I = self.I_next, i, tot
-        cdef double qI = self.q[I], err, a = 0.0, lo, z
+        cdef int I = self.I_next, i, tot, chosen, last
+        cdef double qI = self.q[I], err, a = 0.0, lo, z, c1, c0, u, acc
         cdef bint step = False
         self.last_q = qI
         self.n_selected[I] += 1
@@ -175,12 +185,13 @@ cdef class OKSCore(Learner):
         if step:
             if self.importance_weighted:
                 a /= qI
-            tot = self.sets.total()
+            tot = self.n_total
             if self.B < 0 or tot < self.B:
                 if self.sets.add(I, x, a, self.t) < 0:
                     self.error = 1
                     return
                 self.n_updates[I] += 1
+                self.n_total = tot + 1
                 if tot + 1 > self.max_total:
                     self.max_total = tot + 1
             else:
@@ -188,18 +199,37 @@ cdef class OKSCore(Learner):
         self.err_sum[I] += err
         self.n_errors += <long long> (err if self.task == TASK_CLASSIFY else 0.0)
         self.Lcum[I] += err / qI
-        # q_{t+1} = (1 - delta) exp(-eta L) / sum exp(-eta L) + delta / K
-        lo = self.Lcum[0]
-        for i in range(1, self.K):
-            if self.Lcum[i] < lo:
-                lo = self.Lcum[i]
+        # q_{t+1} = (1 - delta) exp(-eta L) / sum exp(-eta L) + delta / K; only L_I moved,
+        # so one exponential (all K again only when every weight would underflow)
+        self.w[I] = exp(-self.eta * (self.Lcum[I] - self.shift))
         z = 0.0
         for i in range(self.K):
-            self.q[i] = exp(-self.eta * (self.Lcum[i] - lo))
-            z += self.q[i]
+            z += self.w[i]
+        if z < 1e-250:
+            lo = self.Lcum[0]
+            for i in range(1, self.K):
+                if self.Lcum[i] < lo:
+                    lo = self.Lcum[i]
+            self.shift = lo
+            z = 0.0
+            for i in range(self.K):
+                self.w[i] = exp(-self.eta * (self.Lcum[i] - lo))
+                z += self.w[i]
+        # q_{t+1} and the draw I_{t+1} ~ q_{t+1} (inverse CDF, as _draw) in one pass
+        c1 = (1.0 - self.delta) / z
+        c0 = self.delta / self.K
+        u = self.uniform()
+        acc = 0.0
+        chosen = -1
+        last = 0
         for i in range(self.K):
-            self.q[i] = (1.0 - self.delta) * self.q[i] / z + self.delta / self.K
-        self.I_next = self._draw()
+            self.q[i] = self.w[i] * c1 + c0
+            if self.q[i] > 0.0:
+                acc += self.q[i]
+                last = i
+                if chosen < 0 and u < acc:
+                    chosen = i
+        self.I_next = chosen if chosen >= 0 else last
 
     # -- inspection and pickling ------------------------------------------------------
 
@@ -232,6 +262,8 @@ cdef class OKSCore(Learner):
     def _oks_state(self):
         v = self._oks_values()
         v["q"] = self.q_
+        v["w"] = np.array([self.w[i] for i in range(self.K)])
+        v["shift"] = self.shift
         v["I_next"] = int(self.I_next)
         v["sets"] = self.sets
         v["allocated"] = bool(self.allocated)
@@ -250,7 +282,10 @@ cdef class OKSCore(Learner):
         self.n_blocked = state["n_blocked"]
         self.n_errors = state["n_errors"]
         self.max_total = state["max_size"]
+        self.n_total = int(np.sum(state["sizes"]))
+        self.shift = state["shift"]
         for i in range(self.K):
+            self.w[i] = state["w"][i]
             self.Lcum[i] = state["L"][i]
             self.q[i] = state["q"][i]
             self.n_selected[i] = state["n_selected"][i]
