@@ -40,6 +40,15 @@ def _parser():
     run.add_argument("--json", help="write the run summary to this JSON file")
     run.add_argument("--trace", help="save the whole trace (per-round arrays) to this .npz "
                                      "file, for `okl plot`")
+    run.add_argument("--chunk-rows", dest="chunk_rows", type=int, default=None,
+                     help="a file or dataset is read and learned in chunks of this many "
+                          "lines (default 65536): memory is one chunk, the model and the "
+                          "trace, the result that of one pass over the whole file")
+    run.add_argument("--summary-every", dest="summary_every", type=int, default=1000,
+                     help="without --trace, keep cumulative mistakes and loss every this "
+                          "many rounds instead of per-round arrays (default 1000)")
+    run.add_argument("--no-progress", dest="no_progress", action="store_true",
+                     help="no progress bar")
     swp = sub.add_parser("sweep", help="a grid of learners, parameters, kernels and permutations")
     swp.add_argument("--learner", action="append", required=True,
                      help="a learner class (repeatable)")
@@ -166,12 +175,32 @@ def _reproduce(args) -> int:
     return 0
 
 
+def _chunked(data) -> bool:
+    """Whether ``--data`` is a file or a registry dataset (not a synthetic stream)."""
+    if data in SYNTHETIC:
+        return False
+    if Path(data).exists():
+        return True
+    from okl.datasets.registry import DATASETS
+
+    return data.lower() in {k.lower() for k in DATASETS}
+
+
 def _run(args) -> int:
     from okl.experiments.args import learner_from_args
 
     learner = learner_from_args(args)
-    X, y, source = _stream(args)
-    trace = learner.run(X, y)      # a regressor learns the labels as real targets
+    if _chunked(args.data):        # a file or a dataset: read and learned chunk by chunk
+        from okl.streaming import run_file
+
+        trace, _ = run_file(learner, args.data, chunk_rows=args.chunk_rows,
+                            every=args.summary_every, keep_rounds=bool(args.trace),
+                            progress=False if args.no_progress else None,
+                            download=args.download)
+        source = args.data
+    else:
+        X, y, source = _stream(args)
+        trace = learner.run(X, y)  # a regressor learns the labels as real targets
     summary = trace.to_dict()
     summary["data"] = source
     quality = (("mistake rate", f"{trace.mistake_rate:.4f}") if trace.is_classification

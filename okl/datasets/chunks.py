@@ -171,11 +171,22 @@ def _format_of(path, format):
     return "csv" if name.endswith(_CSV_SUFFIXES) else "libsvm"
 
 
+def _check_finite_labels(raw, path, lines):
+    if raw.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(raw))
+        if bad.size:
+            raise ValueError(f"{path}, line {lines[bad[0]]}: label {raw[bad[0]]} is not finite")
+
+
 def scan(path, *, format=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, zero_based="auto",
          label_column: int = -1, header=None, delimiter: str = ",", member=None,
-         encoding: str = "utf-8", skip_columns=()) -> FileInfo:
+         encoding: str = "utf-8", skip_columns=(), need_mapping: bool = False) -> FileInfo:
     """One pass over a LIBSVM or CSV file, with the readers' checks: its number of
-    examples and features, whether its LIBSVM indices start at 0, its labels."""
+    examples and features, whether its LIBSVM indices start at 0, its labels.
+
+    ``need_mapping``: CSV labels must be numbers (no mapping will be given), else the
+    whole-file reader's error, with the line of the first one that is not.
+    """
     path = _check_path(path)
     format = _format_of(path, format)
     labels = set()
@@ -208,15 +219,18 @@ def scan(path, *, format=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, zero_based=
         lines.append(line)
         if len(rows) >= chunk_rows:
             _, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
-                                n_fields=n_fields, need_mapping=False, keep=False,
+                                n_fields=n_fields, need_mapping=need_mapping, keep=False,
                                 skip=skip)
+            _check_finite_labels(raw, path, lines)
             labels.update(raw.tolist())
             n += len(rows)
             rows, lines = [], []
         n_features = n_fields - 1 - len(set(skip))
     if rows:
         _, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
-                            n_fields=n_fields, need_mapping=False, keep=False, skip=skip)
+                            n_fields=n_fields, need_mapping=need_mapping, keep=False,
+                            skip=skip)
+        _check_finite_labels(raw, path, lines)
         labels.update(raw.tolist())
         n += len(rows)
     if n == 0:
@@ -353,7 +367,7 @@ def _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
         if info is None:
             info = scan(path, format="csv", label_column=label_column, header=header,
                         delimiter=delimiter, member=member, encoding=encoding,
-                        skip_columns=skip)
+                        skip_columns=skip, need_mapping=True)
         labels = _auto_mapping(info.labels, path)
     rows, lines = [], []
     n = 0

@@ -337,6 +337,9 @@ def _example_lines(fh):
             yield number, line
 
 
+_MAX_INDEX = 2 ** 31 - 2     # scikit-learn's parser stores indices as C int (zero-based)
+
+
 def _libsvm_line_problem(line: bytes, zero_based) -> str | None:
     """Why ``line`` (an example line) is not valid LIBSVM / SVMlight, or None.
 
@@ -369,6 +372,8 @@ def _libsvm_line_problem(line: bytes, zero_based) -> str | None:
             return f"feature index {index_text!r} in {text!r} is not an integer"
         if index < low:
             return f"feature index {index} in {text!r} is below {low}"
+        if index > _MAX_INDEX:
+            return f"feature index {index} in {text!r} is too large (above {_MAX_INDEX})"
         try:
             value = float(parts[1])
         except ValueError:
