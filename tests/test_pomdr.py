@@ -427,15 +427,44 @@ def test_default_B0_and_B0_must_stay_below_B():
     assert default_B0(1) == 1 and default_B0(20_000) == math.ceil(15 * math.log(20_000))
     assert POMDR(T=20_000).B0_ == 149
     with pytest.raises(ValueError, match="B0"):
-        POMDR(B=20, T=10)                          # ceil(15 ln 10) = 35 >= 20
+        POMDR(B=20, B0=20, T=10)                   # a given B0 must be below B
     with pytest.raises(ValueError, match="B0"):
         POMDR(B=8, B0=8)._horizon_for(10)
-    learner = POMDR(B=20)                          # T from the stream: checked at run time
     X, y = xor_stream(30, 3, seed=0)
-    with pytest.raises(ValueError, match="B0"):
-        learner.run(X, y)
-    assert learner.n_rounds == 0 and learner.n_features is None
     assert POMDR(B=20).run(X[:3], y[:3]).extras["B0"] == math.ceil(15 * math.log(3))
+
+
+def test_default_B0_falls_back_to_half_the_budget_with_a_warning():
+    """Seed 002's Table 2 runs POMDR with B = 150 on a9a (T = 32,561): ceil(15 ln T) =
+    156 >= B, which Algorithm 1 cannot run; the default is then B/2, with a warning
+    saying so, once per horizon."""
+    import warnings
+
+    from okl.learners.pomdr import budget_B0
+
+    assert budget_B0(32_561, 400) == (156, None)
+    B0, note = budget_B0(32_561, 150)
+    assert B0 == 75 and "156" in note and "B/2 = 75" in note and "Theorem 2" not in note
+    B0, note = budget_B0(10, 20)                 # 35 >= 20; 10 > 4 ln 10 = 9.2
+    assert B0 == 10 and "Theorem 2" not in note
+    B0, note = budget_B0(1000, 40)               # 20 <= 4 ln 1000 = 27.6: said so
+    assert B0 == 20 and "c > 4" in note
+    with pytest.warns(UserWarning, match="B/2 = 75") as record:
+        learner = POMDR(B=150, T=32_561)
+        assert learner.B0_ == 75
+    assert len(record) == 1
+    # T taken from the stream: the fallback is decided (and warned) at the first run
+    X, y = xor_stream(60, 3, seed=1)
+    learner = POMDR(B=40)                        # ceil(15 ln 60) = 62 >= 40
+    with pytest.warns(UserWarning, match="B/2 = 20"):
+        tr = learner.run(X, y)
+    assert tr.extras["B0"] == 20 == learner.B0_
+    # the run is Algorithm 1 with B0 = 20: the same as passing it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same = POMDR(B=40, B0=20).run(X, y)
+    np.testing.assert_array_equal(tr.scores, same.scores)
+    assert tr.extras["t_bar"] == same.extras["t_bar"]
 
 
 @pytest.mark.parametrize("bad,name", [

@@ -3,6 +3,7 @@ Learning* (AAAI 2023), Algorithm 1, eqs. (2)-(10) and the appendix "Computing"."
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from okl.learners._pomdr import POMDRCore
 from okl.learners.base import HorizonLearner, OnlineLearner
 from okl.learners.perceptron import _KernelExpansion
 
-__all__ = ["POMD", "POMDR", "default_B0"]
+__all__ = ["POMD", "POMDR", "default_B0", "budget_B0"]
 
 _DICTIONARIES = {"cholesky": 0, "inverse": 1}
 
@@ -23,6 +24,36 @@ def default_B0(T: int, c: float = 15.0) -> int:
     T = check_int(T, "T", low=1)
     c = check_real(c, "c", low=0, low_open=True)
     return max(1, math.ceil(c * math.log(T)))
+
+
+def budget_B0(T: int, B: int) -> tuple[int, str | None]:
+    """The ``B0`` POMDR uses when none is given, and why, for horizon ``T`` and budget ``B``.
+
+    Algorithm 1 needs ``B0 < B`` (OMDR starts at ``|S| = B0`` and halves at ``B``);
+    Theorem 2 needs ``B0`` above a data-dependent ``O(ln T)`` level, for which the
+    paper sets ``ceil(c ln T)``, ``c > 4``, and its experiments ``c = 15``
+    (:func:`default_B0`).  Where ``ceil(15 ln T) < B`` that is ``B0``.  Where it is
+    not -- seed 002's Table 2 runs POMDR with ``B = 150`` on a9a, ``ceil(15 ln T) =
+    156`` -- ``B0 = B / 2``: the size OMDR's halvings return ``S`` to, so POMD hands
+    over at the level every OMDR cycle starts from (each OMDR phase then runs from
+    ``B/2`` to ``B``, the first one included).  Returns ``(B0, note)`` where ``note``
+    explains a fallback (``None`` when the paper's rule applies); it also says when
+    ``B/2 <= 4 ln T``, below the ``c > 4`` of Theorem 2's rule, where the theorem's
+    condition on ``B0`` is not known to hold.  (The authors' ``POMDR.R`` of the
+    Ahpatron repository, used for seed 002's tables, sets ``round(10 ln T)``, 104 on
+    a9a; ``okl.experiments.ahpatron`` passes that ``B0`` explicitly.)
+    """
+    rule = default_B0(T)
+    if rule < B:
+        return rule, None
+    B0 = B // 2
+    note = (f"POMDR: the default B0 = ceil(15 ln T) = {rule} for T = {T} is not below "
+            f"B = {B} (Algorithm 1 needs B0 < B); using B0 = B/2 = {B0}, the size OMDR "
+            f"halves back to.  Pass B0 to choose another value.")
+    if B0 <= 4.0 * math.log(T):
+        note += (f"  B0 = {B0} <= 4 ln T = {4.0 * math.log(T):.1f}: below the rule "
+                 f"ceil(c ln T), c > 4, that Theorem 2 asks of B0.")
+    return B0, note
 
 
 class _POMDBase(_KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
@@ -36,9 +67,17 @@ class _POMDBase(_KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
         return None  # POMD: no switch to OMDR
 
     def _settings_for(self, T):
-        """``(B0, threshold)`` for the horizon ``T``; ValueError when they are invalid."""
+        """``(B0, threshold)`` for the horizon ``T``; ValueError when they are invalid.
+
+        A function of ``T`` and the constructor's parameters, computed once per ``T``
+        (every learning call checks its horizon; the default ``B0``'s fallback warns
+        once)."""
+        cached = self.__dict__.get("_settings_cache")
+        if cached is not None and cached[0] == T:
+            return cached[1]
         B0 = self._budget_B0(T)
         thr = self.ald_scale_ * float(T) ** (-self.zeta)
+        self._settings_cache = (T, (B0, thr))
         return B0, thr
 
     _horizon_depends = "The ALD threshold T^-zeta, B0 and line 8 of Algorithm 1"
@@ -241,8 +280,10 @@ class POMDR(_POMDBase):
     B0 : int >= 1 or None, default None
         ``|S|`` at which POMD hands over to OMDR.  ``None``: ``ceil(15 ln T)`` (the
         experiments; Theorem 2 asks ``ceil(c ln T)`` with ``c > 4``; see
-        :func:`default_B0`).  Must be ``< B`` (ValueError naming ``B0`` otherwise, when ``T``
-        is known).
+        :func:`default_B0`) where that is below ``B``, else ``B / 2`` with a
+        ``UserWarning`` (seed 002's ``B = 150`` on a9a: ``ceil(15 ln T) = 156``); see
+        :func:`budget_B0`.  A given ``B0`` must be ``< B`` (ValueError naming ``B0``
+        otherwise).
     M : int >= 1, default 15
         Window of the optimistic gradient (the experiments' 15).
     zeta : float in (0, 1], default 0.5
@@ -325,18 +366,21 @@ class POMDR(_POMDBase):
             self._pomdr_set_horizon(self.T, B0, thr)
 
     def _budget_B0(self, T):
-        B0 = default_B0(T) if self.B0 is None else self.B0
-        if B0 >= self.B:
-            rule = f"ceil(15 ln T) = {B0} for T = {T}" if self.B0 is None else f"{B0}"
-            raise ValueError(f"B0 must be < B (Algorithm 1: B > B0), got B0 = {rule} and "
+        if self.B0 is None:
+            B0, note = budget_B0(T, self.B)
+            if note is not None:
+                warnings.warn(note, UserWarning, stacklevel=4)
+            return B0
+        if self.B0 >= self.B:
+            raise ValueError(f"B0 must be < B (Algorithm 1: B > B0), got B0 = {self.B0} and "
                              f"B = {self.B}")
-        return B0
+        return self.B0
 
     @property
     def B0_(self):
         """The ``B0`` in use (None until ``T`` is known)."""
         T = self.horizon_
-        return None if T is None else self._budget_B0(T)
+        return None if T is None else self._settings_for(T)[0]
 
     def _allocation(self):
         return self.B, False    # |S| <= B always (halving at |S| = B)
