@@ -1,13 +1,15 @@
 """okl/experiments/selection.py: the tables equal direct runs for the same permutation."""
-import json
+import csv
 import math
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import okl
-from okl.datasets import fetch
 from okl.experiments import selection as sel
+from okl.experiments.runner import permuted_stream, stream_order
 from okl.learners.batbooks import BATBooks
 from okl.learners.budget import BOGD
 from okl.learners.lkmbooks import LKMBooks
@@ -16,129 +18,155 @@ from okl.learners.norma import NORMA
 from okl.learners.pfmbooks import PFMBooks
 
 SEED = 3
+FIXTURES = Path(__file__).parent / "fixtures" / "data"
 
 
 @pytest.fixture(scope="module")
 def memory(tmp_path_factory):
-    return sel.selection_memory(tmp_path_factory.mktemp("m"), quick=True, seed=SEED)
+    return sel.selection_memory(tmp_path_factory.mktemp("m"), quick=True, seed=SEED,
+                                verbose=False)
 
 
 @pytest.fixture(scope="module")
 def timed(tmp_path_factory):
-    return sel.selection_time(tmp_path_factory.mktemp("t"), quick=True, seed=SEED)
+    return sel.selection_time(tmp_path_factory.mktemp("t"), quick=True, seed=SEED,
+                              verbose=False, datasets=["gen-adv-cls-d5"])
 
 
-def stream(name, index, summary):
-    ds = next(d for d in sel.DATASETS if d.name == name)
-    X0, y0, stand_in = sel.dataset_stream(ds, summary["n_rows"], SEED)
-    assert stand_in
-    return sel.permuted(X0, y0, SEED, index, ds.adversarial)
+def stream(name, p, summary):
+    data = sel.load(name)
+    setting = summary["reproduction"].split("-")[1]
+    index = list(sel.SelectionTable(setting).datasets).index(name)
+    order, learner_seed = stream_order(SEED, index, p, data.n, summary["n_rounds"])
+    X, y = permuted_stream(data.X, data.y, order, data.adversarial)
+    return X, y, learner_seed
+
+
+def rows_of(summary, dataset):
+    return {r["learner"]: r for r in summary["rows"] if r["dataset"] == dataset}
 
 
 def test_registered():
     from okl.experiments import EXPERIMENTS
     assert EXPERIMENTS["selection-memory"] is sel.selection_memory
     assert EXPERIMENTS["selection-time"] is sel.selection_time
+    assert sel.PAPER_TABLES["memory"]["classification"] == \
+        ("mushrooms", "magic04", "Adv-magic04", "Adv-a9a")
 
 
 def test_memory_table_equals_direct_runs(memory):
-    B0 = memory["B0"]
+    B0 = sel.QUICK_B0
     kernels = [okl.Gaussian(2.0 ** i) for i in range(-4, 5)]
     for name in ("gen-reg-d20", "gen-adv-cls-d20"):
-        table = memory["datasets"][name]["learners"]
-        for index in range(memory["n_perm"]):
-            X, y = stream(name, index, memory)
+        table = rows_of(memory, name)
+        reg = name.startswith("gen-reg")
+        loss = "absolute" if reg else "hinge"
+        values = {k: [] for k in ("LKMBooks", "OMKC", "PFMBooks")}
+        base = []
+        for p in range(memory["n_permutations"]):
+            X, y, s = stream(name, p, memory)
             T, d = X.shape
             Q = B0 * (d + 1)
-            reg = name.startswith("gen-reg")
-            loss = "absolute" if reg else "hinge"
 
             def metric(tr):
                 return np.mean(np.abs(tr.scores - y)) if reg else tr.mistake_rate
 
-            # the single-kernel baseline, best kernel in hindsight, built here directly
+            # the single-kernel baseline with every kernel, built here directly
             if reg:
-                base = [metric(NORMA(k, loss="nu_epsilon", eta=5 / math.sqrt(T), lam=0.0,
-                                     nu=0.5, epsilon=0.001, tau=B0).run(X, y)) for k in kernels]
-                assert table["NORMA"]["values"][index] == pytest.approx(min(base), abs=1e-12)
+                base.append([metric(NORMA(k, loss="nu_epsilon", eta=5 / math.sqrt(T), lam=0.0,
+                                          nu=0.5, epsilon=0.001, tau=B0).run(X, y))
+                             for k in kernels])
             else:
-                base = [metric(BOGD(k, B=B0, eta=5 / math.sqrt(T), lam=0.0, seed=SEED)
-                               .run(X, y)) for k in kernels]
-                assert table["BOGD"]["values"][index] == pytest.approx(min(base), abs=1e-12)
+                base.append([metric(BOGD(k, B=B0, eta=5 / math.sqrt(T), lam=0.0, seed=s)
+                                    .run(X, y)) for k in kernels])
             lkm = LKMBooks(kernels, loss=loss, memory_budget=Q, T=T, upsilon=1 / 3,
-                           lam=None if reg else 5 / math.sqrt(T), seed=SEED + index)
-            assert table["LKMBooks"]["values"][index] == pytest.approx(metric(lkm.run(X, y)),
-                                                                       abs=1e-12)
+                           lam=None if reg else 5 / math.sqrt(T), seed=s)
+            values["LKMBooks"].append(metric(lkm.run(X, y)))
             assert table["LKMBooks"]["budget"] == lkm.B_ == (Q - 9) // (d + 1)
-            omkc = OMKC(kernels, loss=loss, memory_budget=Q, lam=5 / math.sqrt(T),
-                        seed=SEED + index)
-            assert table["OMKC"]["values"][index] == pytest.approx(metric(omkc.run(X, y)),
-                                                                   abs=1e-12)
-            assert table["OMKC"]["budget"] == omkc.B_
-            pfm_umin = None if reg else min(5.0, math.sqrt(table["PFMBooks"]["budget"]))
+            if not reg:
+                omkc = OMKC(kernels, loss=loss, memory_budget=Q, lam=5 / math.sqrt(T), seed=s)
+                values["OMKC"].append(metric(omkc.run(X, y)))
+                assert table["OMKC"]["budget"] == omkc.B_
+            pfm_umin = None if reg else min(5.0, math.sqrt(sel._pfm_budget(kernels, d, Q, T)))
             pfm = PFMBooks(kernels, loss=loss, memory_budget=Q, T=T, upsilon=1 / 3,
-                           U_min=pfm_umin, seed=SEED + index)
-            assert table["PFMBooks"]["values"][index] == pytest.approx(metric(pfm.run(X, y)),
-                                                                       abs=1e-12)
-        vals = np.array(table["LKMBooks"]["values"])
-        assert table["LKMBooks"]["mean"] == pytest.approx(vals.mean())
-        assert table["LKMBooks"]["std"] == pytest.approx(vals.std(ddof=1))
+                           U_min=pfm_umin, seed=s)
+            values["PFMBooks"].append(metric(pfm.run(X, y)))
+        for learner, vals in values.items():
+            if vals:
+                assert table[learner]["okl"] == pytest.approx(np.mean(vals), abs=1e-12)
+                assert table[learner]["okl_std"] == pytest.approx(np.std(vals, ddof=1))
+        means = np.mean(base, axis=0)               # best kernel: smallest mean
+        baseline = "NORMA" if reg else "BOGD"
+        assert table[baseline]["okl"] == pytest.approx(means.min(), abs=1e-12)
+        assert table[baseline]["selected"] == {"sigma": kernels[int(np.argmin(means))].sigma}
+        assert table["BOKS"]["status"] == "not implemented"
     # PFMBooks is not run where K >= d, as in the paper
-    assert memory["datasets"]["gen-reg-d5"]["learners"]["PFMBooks"].get("not_run")
+    assert rows_of(memory, "gen-reg-d5")["PFMBooks"]["status"].startswith("not run")
+    assert memory["stand_ins"] == list(sel.GENERATED)
 
 
 def test_time_table_equals_direct_runs(timed):
-    B0 = timed["B0"]
+    B0 = sel.QUICK_B0
     kernels = [okl.Gaussian(2.0 ** i) for i in range(-4, 5)]
     name = "gen-adv-cls-d5"
-    table = timed["datasets"][name]["learners"]
-    for index in range(timed["n_perm"]):
-        X, y = stream(name, index, timed)
+    table = rows_of(timed, name)
+    bat, lkm_v = [], []
+    for p in range(timed["n_permutations"]):
+        X, y, s = stream(name, p, timed)
         T, d = X.shape
         Q = B0 * (d + 1)
-        bat = BATBooks(kernels, T=T, time_budget=Q, U=B0 ** (1 / 3), eta="experiments",
-                       lam="experiments", seed=SEED + index)
-        assert table["BATBooks"]["values"][index] == pytest.approx(bat.run(X, y).mistake_rate)
-        lkm = LKMBooks(kernels, time_budget=Q, T=T, upsilon=1 / 3, lam=5 / math.sqrt(T),
-                       seed=SEED + index)
-        assert table["LKMBooks"]["values"][index] == pytest.approx(lkm.run(X, y).mistake_rate)
+        bat.append(BATBooks(kernels, T=T, time_budget=Q, U=B0 ** (1 / 3), eta="experiments",
+                            lam="experiments", seed=s).run(X, y).mistake_rate)
+        lkm_v.append(LKMBooks(kernels, time_budget=Q, T=T, upsilon=1 / 3,
+                              lam=5 / math.sqrt(T), seed=s).run(X, y).mistake_rate)
         # time: LKMBooks pays d + K a stored example (shared distance), OMKC d + 1 an entry
         assert table["LKMBooks"]["budget"] == (Q - 9) // (d + 9)
         assert table["OMKC"]["budget"] == (Q - 9) // (d + 1)
+    assert table["BATBooks"]["okl"] == pytest.approx(np.mean(bat))
+    assert table["LKMBooks"]["okl"] == pytest.approx(np.mean(lkm_v))
 
 
-def test_adversarial_permutation():
+def test_adversarial_rescaling_follows_the_permutation():
     X = np.arange(40.0).reshape(20, 2) + 1.0
     y = np.where(np.arange(20) % 2, 1.0, -1.0)
-    Xp, yp = sel.permuted(X, y, 0, 1, adversarial=True)
-    perm = np.random.default_rng([0, 1]).permutation(20)
-    np.testing.assert_array_equal(Xp[:1], X[perm][:1])              # ceil(20/20) = 1 round
-    np.testing.assert_allclose(Xp[1:], X[perm][1:] / 8)
-    np.testing.assert_array_equal(yp, y[perm])
+    order, _ = stream_order(0, 1, 0, 20)
+    Xp, yp = permuted_stream(X, y, order, 2.0 ** -3)
+    np.testing.assert_array_equal(Xp[:1], X[order][:1])           # ceil(20/20) = 1 round
+    np.testing.assert_allclose(Xp[1:], X[order][1:] / 8)
+    np.testing.assert_array_equal(yp, y[order])
 
 
 def test_outputs_written(memory, tmp_path):
-    out = sel.selection_memory(tmp_path, quick=True, seed=SEED)
-    saved = json.loads((tmp_path / "selection-memory.json").read_text())
-    assert saved["datasets"].keys() == out["datasets"].keys()
-    assert "LKMBooks" in (tmp_path / "selection-memory.txt").read_text()
-    assert out["datasets"]["gen-reg-d5"]["learners"]["LKMBooks"]["values"] == \
-        memory["datasets"]["gen-reg-d5"]["learners"]["LKMBooks"]["values"]
+    out = sel.selection_memory(tmp_path, quick=True, seed=SEED, verbose=False,
+                               datasets=["gen-reg-d5"])
+    for name in ("selection_memory.csv", "selection_memory.json", "selection_memory.txt",
+                 "selection_memory_agreement_regression.png", "agreement.csv"):
+        assert (tmp_path / name).stat().st_size > 0, name
+    text = (tmp_path / "selection_memory.txt").read_text()
+    assert "LKMBooks" in text and "AAL" in text and not text.lstrip().startswith("{")
+    assert rows_of(out, "gen-reg-d5")["LKMBooks"]["okl"] == \
+        rows_of(memory, "gen-reg-d5")["LKMBooks"]["okl"]
 
 
-def test_paper_datasets_used_only_when_available(monkeypatch):
-    monkeypatch.setattr(fetch, "available", lambda name, data_home=None: False)
-    paper = [d for d in sel.DATASETS if d.source is not None]
-    assert sel.run_comparison("memory", paper, n_rows=100, n_perm=1, B0=10) == {}
-    calls = []
-
-    def fake_load(name, n_rows=None, **kw):
-        calls.append((name, n_rows))
-        rng = np.random.default_rng(0)
-        return rng.normal(size=(n_rows, 12)), np.where(rng.random(n_rows) < 0.5, 1.0, -1.0)
-
-    monkeypatch.setattr(fetch, "available", lambda name, data_home=None: name == "mushrooms")
-    monkeypatch.setattr(fetch, "load", fake_load)
-    res = sel.run_comparison("memory", paper, n_rows=120, n_perm=1, B0=10)
-    assert list(res) == ["mushrooms"] and calls == [("mushrooms", 120)]
-    assert res["mushrooms"]["stand_in"] is False
+@pytest.mark.filterwarnings("ignore:.*is published with")
+def test_paper_datasets_on_real_rows(tmp_path, monkeypatch):
+    """magic04 and Adv-magic04 read the class-sorted UCI file: a uniform draw of rows
+    per permutation (never the head of the file), both classes present, the rescaling
+    on the later rounds of each permuted stream."""
+    data = tmp_path / "data"
+    shutil.copytree(FIXTURES, data)
+    monkeypatch.setenv("OKL_DATA", str(data))
+    s = sel.selection_memory(tmp_path / "out", datasets=["magic04", "Adv-magic04"],
+                             n_permutations=2, n_rounds=200, verbose=False,
+                             learners=["BOGD", "LKMBooks"])
+    assert s["stand_ins"] == []
+    for name in ("magic04", "Adv-magic04"):
+        info = s["datasets"][name]
+        assert info["source"] == "file" and info["n_available"] == 300
+        assert info["n_rounds"] == 200
+    assert s["datasets"]["Adv-magic04"]["adversarial"] == 2.0 ** -3
+    runs = list(csv.DictReader(open(tmp_path / "out" / "selection_memory_runs.csv")))
+    bogd = [float(r["value"]) for r in runs if r["learner"] == "BOGD"]
+    assert min(bogd) > 0.05          # a one-class stream (the file's head) would give ~0
+    rows = rows_of(s, "magic04")
+    assert rows["BOGD"]["okl"] < 0.40 and rows["LKMBooks"]["status"] == "ok"

@@ -414,6 +414,13 @@ class Reproduction:
     def protocol(self) -> dict:
         return {}
 
+    def floor_text(self) -> str:
+        return f"{100 * self.floor:g} point(s)" if self.percent else f"{self.floor:g}"
+
+    def metric_of(self, data: Prepared) -> tuple:
+        """``(name, percent, floor)`` of the compared metric on ``data``."""
+        return self.metric, self.percent, self.floor
+
     # -- shared -------------------------------------------------------------------------
     def options(self, quick, seed, n_permutations, n_rounds, timing, learners) -> Options:
         if n_permutations is None:
@@ -491,7 +498,8 @@ def _cell(value, spec):
 def format_table(rep: Reproduction, data: Prepared, rows: list[dict],
                  options: Options) -> str:
     """One dataset's table in the common form (see the module docstring)."""
-    unit = f"{rep.metric} (%)" if rep.percent else rep.metric
+    metric, percent, _ = rep.metric_of(data)
+    unit = f"{metric} (%)" if percent else metric
     head = ["learner", f"okl {unit}", f"paper {unit}", "diff", "spreads", "agree"]
     head += [h for h, _, _ in rep.columns] + ["selected"]
     body = []
@@ -500,15 +508,15 @@ def format_table(rep: Reproduction, data: Prepared, rows: list[dict],
         if r["status"] != "ok":
             okl_text = r["status"]
         else:
-            okl_text = _fmt_metric(r.get("okl"), r.get("okl_std"), rep.percent)
-        scale = 100.0 if rep.percent else 1.0
+            okl_text = _fmt_metric(r.get("okl"), r.get("okl_std"), percent)
+        scale = 100.0 if percent else 1.0
         diff = "" if r.get("difference") is None else f"{scale * r['difference']:+.2f}" \
-            if rep.percent else f"{r['difference']:+.4g}"
+            if percent else f"{r['difference']:+.4g}"
         spreads = "" if r.get("spreads") is None else f"{r['spreads']:+.1f}"
         agrees = {None: "", True: "ok", False: "FLAG"}[r.get("agrees")]
         if agrees and data.source != "file":
             agrees = "n/a"          # a stand-in's figure is not the paper's
-        cells = [name, okl_text, _fmt_metric(r.get("paper"), r.get("paper_std"), rep.percent),
+        cells = [name, okl_text, _fmt_metric(r.get("paper"), r.get("paper_std"), percent),
                  diff, spreads, agrees]
         cells += [_cell(r.get(key), spec) for _, key, spec in rep.columns]
         cells.append(str(r.get("params") or ""))
@@ -527,10 +535,9 @@ def format_table(rep: Reproduction, data: Prepared, rows: list[dict],
 
 
 def _legend(rep: Reproduction, options: Options) -> str:
-    floor = f"{100 * rep.floor:g} point(s)" if rep.percent else f"{rep.floor:g}"
-    lines = [f"okl and paper: mean +- std (ddof 1) over the permutations ({rep.metric}); diff = "
-             f"okl - paper; spreads = diff / paper std; agree: |diff| <= max({SPREADS:g} "
-             f"paper std, {floor}), FLAG otherwise (n/a: a generated stand-in, not "
+    lines = [f"okl and paper: mean +- std (ddof 1) over the permutations; diff = okl - paper; "
+             f"spreads = diff / paper std; agree: |diff| <= max({SPREADS:g} paper std, "
+             f"{rep.floor_text()}), FLAG otherwise (n/a: a generated stand-in, not "
              f"comparable).  * = not in the paper's table."]
     lines += list(rep.notes)
     return "\n".join(lines)
@@ -755,12 +762,13 @@ def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
             for r in table:
                 r.setdefault("in_paper", True)
                 r.setdefault("params", "")
+                metric, _, floor = rep.metric_of(data)
                 r["source"] = data.source
                 r["n_rounds"] = T
-                r["metric"] = rep.metric
+                r["metric"] = metric
                 r.update(agreement(r.get("okl") if r["status"] == "ok" else None,
                                    r.get("paper"), r.get("paper_std"),
-                                   floor=r.get("floor", rep.floor)))
+                                   floor=r.get("floor", floor)))
                 r["data"] = source
             rows += table
             grid += points
