@@ -37,11 +37,12 @@ cdef class BAO2KSCore(Learner):
     cdef double nag, nf, nfb_, inner, pt, aver_prev
     cdef int a, b, delta
     cdef bint pending
-    cdef long long n_margin, n_sampled, n_restarts
+    cdef long long n_margin, n_sampled, n_restarts, kernel_evals
     cdef long long* restart_t
     cdef long long restart_cap
     # round scratch (score -> update)
     cdef double s_fS, s_aver, s_nfb
+    cdef long long s_evals
 
     def __cinit__(self, *args, **kwargs):
         self.res = None
@@ -68,7 +69,7 @@ cdef class BAO2KSCore(Learner):
         self.nag = self.nf = self.nfb_ = self.inner = self.pt = self.aver_prev = 0.0
         self.a = self.b = self.delta = 0
         self.pending = False
-        self.n_margin = self.n_sampled = self.n_restarts = 0
+        self.n_margin = self.n_sampled = self.n_restarts = self.kernel_evals = 0
 
     def _bao2ks_set_horizon(self, long long T, double lam, int M):
         """Fix ``T``, ``lambda`` and the reservoir size ``M`` (once, before learning)."""
@@ -101,11 +102,13 @@ cdef class BAO2KSCore(Learner):
         when ``||f_t|| = ||f' - lambda g_bar|| > U``."""
         cdef int nres = self.res.n if self.res is not None else 0
         cdef double fS = 0.0, aver = 0.0, fx, q, nf = self.nf, inner = self.inner, nfb
+        self.s_evals = nres
         if self.pending:                # S restarts before this round: f' = 0
             nf = 0.0
             inner = 0.0
         elif self.sv.n > 0:
             fS = self.sv.score(x)
+            self.s_evals += self.sv.n
         if nres > 0:
             aver = self.res.score(x)
         fx = fS + self.lam * aver / (nres if nres > 1 else 1)
@@ -155,6 +158,7 @@ cdef class BAO2KSCore(Learner):
         cdef int j, nres = self.res.n
         cdef double acc = 0.0
         cdef Row row
+        self.kernel_evals += <long long> nres * self.sv.n
         for j in range(nres):
             self.res.as_row(j, &row)
             acc = acc + self.res.alpha[j] * self.sv.score(&row)
@@ -168,6 +172,7 @@ cdef class BAO2KSCore(Learner):
         cdef int mine = -1               # index of x_t in S if it joined S this round
         cdef Row row
         cdef long long i = self.t
+        self.kernel_evals += self.s_evals
         if self.pending:
             self._restart()
             if self.error:
@@ -241,6 +246,7 @@ cdef class BAO2KSCore(Learner):
                 t1 = 2.0 / (nr * nr) * (1.0 - y * self.res.alpha[jt] * self.res.krow[jt])
                 self.res.as_row(jt, &row)
                 self.res.kernel_row_into(&row, self.vbuf)
+                self.kernel_evals += nr
                 s2 = 0.0
                 for j in range(nr):
                     s2 = s2 + self.res.alpha[j] * self.vbuf[j]
@@ -280,7 +286,8 @@ cdef class BAO2KSCore(Learner):
                 "restart_rounds": [int(self.restart_t[i]) for i in range(self.n_restarts)],
                 "pending_restart": bool(self.pending), "norm": float(self.nf),
                 "norm_g_bar": float(self.nag), "inner": float(self.inner),
-                "reservoir_size": 0 if self.res is None else int(self.res.n)}
+                "reservoir_size": 0 if self.res is None else int(self.res.n),
+                "kernel_evaluations": int(self.kernel_evals)}
 
     def _bao2ks_reservoir(self):
         return self.res
@@ -293,7 +300,7 @@ cdef class BAO2KSCore(Learner):
         return {"res": self.res, "pos": self._bao2ks_positions(),
                 "scalars": (self.nag, self.nf, self.nfb_, self.inner, self.pt, self.aver_prev),
                 "flags": (self.a, self.b, self.delta, bool(self.pending)),
-                "counts": (self.n_margin, self.n_sampled),
+                "counts": (self.n_margin, self.n_sampled, self.kernel_evals),
                 "restarts": [int(self.restart_t[i]) for i in range(self.n_restarts)]}
 
     def _bao2ks_restore(self, state):
@@ -305,7 +312,7 @@ cdef class BAO2KSCore(Learner):
         (self.nag, self.nf, self.nfb_, self.inner, self.pt, self.aver_prev) = state["scalars"]
         a, b, delta, pending = state["flags"]
         self.a, self.b, self.delta, self.pending = a, b, delta, pending
-        self.n_margin, self.n_sampled = state["counts"]
+        self.n_margin, self.n_sampled, self.kernel_evals = state["counts"]
         self.n_restarts = 0
         for t in state["restarts"]:
             if self.n_restarts == self.restart_cap and self._grow_restarts() != 0:

@@ -137,6 +137,8 @@ class BAO2KS(_KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
     ``restarts`` and ``restart_rounds`` (the rounds that began with ``S = {}``),
     ``pending_restart`` (``|S| > B`` now: the next round restarts), ``norm``
     (``||f'||``), ``norm_g_bar``, ``inner`` (``<f', g_bar>``), ``reservoir_size``,
+    ``kernel_evaluations`` (every kernel value computed while learning: ``|S_t| + |V_t|`` a
+    round, ``|S| |V|`` when ``<f', g_bar>`` is recomputed, ``M`` when ``||g_bar||`` is),
     ``T``, ``lam``, ``M``.
     """
 
