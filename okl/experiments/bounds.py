@@ -72,6 +72,11 @@ What is covered (every bound is a function of ``theory/``; nothing is re-derived
   one's budget (K separate sets or one shared set) and memory in Table 3's accounting,
   Theorem 1's factor for K separate sets, and the regret of the combination step against
   every kernel's own hypothesis sequence (BOMKR/BOMKR-V pathwise, OKS/BOKS in expectation).
+* ``SkeGD`` / ``BAO2KS`` (seed 000's Table 2 baselines), through
+  ``theory.seed000_baselines`` (rows made by ``okl.experiments.bounds_seed000``): the memory
+  rules of their authors' R code (checked), the run's kernel work per round against Table
+  1's complexity rows at constant 1, and the regret against the best hinge function in a
+  ball beside Table 1's regret orders (no bound: the seed prints orders only).
 * ``SketchedKONS`` / ``ProsNKONS`` (Calandriello, Lazaric & Valko 2017, as compared in
   Jezequel, Gaillard & Rudi 2019), through ``theory.kons``: the pathwise online-Newton
   bound :math:`\frac\alpha2\|f\|^2 + \frac12\sum_t g_t^\top A_t^{-1}g_t` (per epoch for
@@ -1217,12 +1222,16 @@ def _handlers():
     from okl.learners.iska import ISKA
     from okl.learners.oks import OKS
     from okl.experiments.bounds_baselines import bomkr_rows, iska_rows, oks_rows
+    from okl.experiments.bounds_seed000 import bao2ks_rows, skegd_rows
+    from okl.learners.bao2ks import BAO2KS
+    from okl.learners.skegd import SkeGD
 
     return ((Perceptron, _perceptron), (AVP, _avp), (Ahpatron, _ahpatron),
             (Forgetron, _forgetron), (NORMA, _norma), (POMD, _pomdr), (POMDR, _pomdr),
             (KernelAWV, _awv), (PKAWV, _awv), (LKMBooks, _lkmbooks), (PFMBooks, _pfmbooks),
             (BATBooks, _batbooks), (SketchedKONS, _kons), (ProsNKONS, _kons),
-            (OKS, oks_rows), (BOMKR, bomkr_rows), (BOMKRV, bomkr_rows), (ISKA, iska_rows))
+            (OKS, oks_rows), (BOMKR, bomkr_rows), (BOMKRV, bomkr_rows), (ISKA, iska_rows),
+            (SkeGD, skegd_rows), (BAO2KS, bao2ks_rows))
 
 
 #: Handlers whose high-probability bounds take the report's ``delta``.

@@ -150,3 +150,33 @@ def test_bao2ks_memory_rule_is_exact():
     assert np.any(tr.budget > 10)
     restarts = np.asarray(tr.extras["restart_rounds"])
     np.testing.assert_array_equal(restarts, np.flatnonzero(tr.budget[:-1] > 10) + 2)
+
+
+# -- okl bounds --------------------------------------------------------------------------------
+
+def test_okl_bounds_reports_the_rows():
+    from okl.experiments.bounds import bounds_report
+
+    X, y = _stream(500, seed=5)
+    rep = bounds_report(okl.SkeGD(KERNEL, B=40, eta=0.5, seed=1), X, y, U=[2.0, 5.0])
+    rows = {r["quantity"]: r for r in rep.rows}
+    e = rep.trace.extras
+    sv = rows["support vectors |SV_T|"]
+    assert sv["holds"] and sv["measured"] == sv["bound"] == 40 + 1 + e["refreshes"]
+    work = rows["kernel work per round (evaluations x d / T)"]
+    assert work["bound"] == pytest.approx(sb.skegd_complexity(2, 40, 500))
+    assert work["measured"] == pytest.approx(e["kernel_evaluations"] * 2 / 500) and work["holds"]
+    reg = [r for q, r in rows.items() if q.startswith("regret vs")][0]
+    assert reg["bound"] is None and reg["inputs"]["order"] == pytest.approx(
+        sb.skegd_regret_bound(500, 40))
+    assert reg["measured"] == pytest.approx(rep.trace.losses.sum()
+                                            - reg["inputs"]["comparator_lower_bound"])
+
+    rep = bounds_report(okl.BAO2KS(KERNEL, B=30, seed=1), X, y)
+    rows = {r["quantity"]: r for r in rep.rows}
+    top = rows["max |S_t|"]
+    assert top["holds"] and top["bound"] == 30 + rep.trace.extras["M"] + 1
+    A = theory.kernel_alignment(KERNEL(X), y)
+    work = rows["kernel work per round (evaluations x d / T)"]
+    assert work["bound"] == pytest.approx(sb.bao2ks_complexity(2, A, 500)) and work["holds"]
+    assert rep.all_hold
