@@ -458,6 +458,63 @@ def _first_bad_label(cnp.ndarray y, bint classification):
     return -1
 
 
+def _stream_checked(X, int d):
+    """A ``Stream`` over ``X`` without copying it, or ``None``.
+
+    The fast path of ``okl._validation.as_stream``: a float64 C-contiguous 2-D array,
+    or a CSR matrix (``csr_matrix``/``csr_array``) with float64 data and int32
+    indices, canonical (sorted, distinct indices), finite, non-empty and ``d`` wide
+    (``d < 0``: any width).  Anything else returns ``None`` and the caller takes the
+    general path, which converts or raises the ``ValueError`` naming the problem.
+    """
+    cdef cnp.ndarray a
+    cdef Py_ssize_t T, where
+    cdef long long n
+    cdef int width
+    if isinstance(X, np.ndarray):
+        if not _is_c_float64(X, 2):
+            return None
+        a = <cnp.ndarray> X
+        T = cnp.PyArray_DIM(a, 0)
+        width = <int> cnp.PyArray_DIM(a, 1)
+        if T == 0 or width == 0 or (d >= 0 and width != d):
+            return None
+        n = T * <long long> width
+        if n < 65536:
+            if okl_first_nonfinite(<const double*> cnp.PyArray_DATA(a), n) >= 0:
+                return None
+        else:
+            if _first_nonfinite(a) >= 0:
+                return None
+        return _stream_of(X)
+    if not isinstance(X, _csr_types()):
+        return None
+    shape = X.shape
+    if len(shape) != 2:
+        return None
+    T, width = shape
+    if T == 0 or width == 0 or (d >= 0 and width != d):
+        return None
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if not (_is_c_float64(data, 1) and _is_c_int(indices, cnp.NPY_INT32)
+            and (_is_c_int(indptr, cnp.NPY_INT32) or _is_c_int(indptr, cnp.NPY_INT64))):
+        return None
+    code, where = _csr_scan(data, indices, indptr, T, width)
+    if code != CSR_OK:
+        return None
+    return _stream_of(None, data, indices, indptr, T, width)
+
+
+def _labels_checked(y, Py_ssize_t n, bint classification):
+    """``y`` itself if it is a float64 C-contiguous vector of ``n`` labels that pass the
+    checks of ``check_labels`` (finite; -1 or +1 for classification), else ``None``."""
+    if not (_is_c_float64(y, 1) and cnp.PyArray_DIM(<cnp.ndarray> y, 0) == n):
+        return None
+    if _first_bad_label(<cnp.ndarray> y, classification) >= 0:
+        return None
+    return y
+
+
 _CSR_TYPES = None
 
 

@@ -147,6 +147,9 @@ def as_stream(X, d: int = -1, name: str = "X"):
     """Check ``X`` and wrap it as an ``okl._core.Stream`` (no copy of a float64
     C-contiguous array or of a canonical CSR matrix with float64 data and int32
     indices; rows' norms are computed by the stream as it hands them out)."""
+    stream = _core._stream_checked(X, d)
+    if stream is not None:
+        return stream
     if sp.issparse(X):
         data, indices, indptr, T, dd = _csr_parts(X, name)
         _check_shape(T, dd, d, name)
@@ -172,6 +175,10 @@ def check_row(x, d: int = -1, name: str = "x"):
         except Exception as exc:
             raise ValueError(f"{name} must be a 1-D numeric array: {exc}") from None
         if x.dtype.kind in "biuf" and x.ndim == 1:
+            x = np.ascontiguousarray(x, dtype=np.float64)   # a list, ints, float32 ...
+            stream = _core._row_stream(x, d)
+            if stream is not None:
+                return stream
             x = x.reshape(1, -1)
     stream = as_stream(x, d, name)
     if stream.T != 1:
@@ -181,6 +188,9 @@ def check_row(x, d: int = -1, name: str = "x"):
 
 def check_labels(y, n: int, classification: bool, name: str = "y"):
     """``y`` as a float64 vector of length ``n``; in {-1, +1} for classification."""
+    checked = _core._labels_checked(y, n, classification)
+    if checked is not None:
+        return checked
     if not (isinstance(y, np.ndarray) and y.dtype == np.float64 and y.flags.c_contiguous):
         try:
             y = np.asarray(y)

@@ -112,6 +112,7 @@ class _OneBlasThread:
 
 
 _ONE_BLAS_THREAD = _OneBlasThread()
+_NO_GUARD = contextlib.nullcontext()
 
 
 def one_blas_thread():
@@ -256,7 +257,7 @@ class OnlineLearner(Serialized):
 
     def _blas_guard(self, n_rounds: int):
         """Context around learning ``n_rounds``: one BLAS thread if the round uses BLAS."""
-        return _ONE_BLAS_THREAD if self._blas_in_round_loop else contextlib.nullcontext()
+        return _ONE_BLAS_THREAD if self._blas_in_round_loop else _NO_GUARD
 
     def _begin_stream(self, n_rounds: int) -> None:
         """Called after validation, before a stream of ``n_rounds`` is learned."""
