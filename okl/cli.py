@@ -25,8 +25,20 @@ from okl.experiments.args import literal as _literal  # noqa: F401
 from okl.experiments.args import stream as _stream
 
 
+def _plain_text(text: str) -> str:
+    """reST of a docstring as terminal text: ``code`` and :role:`target` lose their
+    markup (argparse prints help verbatim)."""
+    import re
+
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    text = re.sub(r"``([^`]+)``", r"\1", text)
+    return re.sub(r"`([^`]+)`", r"\1", text).strip()
+
+
 def _parser():
-    parser = argparse.ArgumentParser(prog="okl", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="okl", description=_plain_text(__doc__.split("\n\n", 1)[1]),
+        epilog="okl COMMAND --help describes a command's options.")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one learner over one stream")
     run.add_argument("--learner", default="Perceptron",
@@ -42,7 +54,7 @@ def _parser():
                                      "file, for `okl plot`")
     run.add_argument("--chunk-rows", dest="chunk_rows", type=int, default=None,
                      help="a file or dataset is read and learned in chunks of this many "
-                          "lines (default 65536): memory is one chunk, the model and the "
+                          "lines (default 16384): memory is one chunk, the model and the "
                           "trace, the result that of one pass over the whole file")
     run.add_argument("--summary-every", dest="summary_every", type=int, default=1000,
                      help="without --trace, keep cumulative mistakes and loss every this "
@@ -243,7 +255,8 @@ def _plot(args) -> int:
             if not name.endswith(".npz"):
                 raise ValueError(f"{name}: okl plot takes .npz traces (okl run --trace) or "
                                  f"one sweep .csv")
-            traces[Path(name).stem] = Trace.load(name)
+            traces[name] = Trace.load(name)
+        traces = _trace_labels(traces)
         fig = plotting.plot_mistake_rate(traces)
         written += plotting.save_figure(fig, out.with_name(out.name + "-mistake-rate"))
         fig = plotting.plot_budget(traces)
@@ -251,6 +264,26 @@ def _plot(args) -> int:
     for path in written:
         print(path)
     return 0
+
+
+def _trace_labels(traces: dict) -> dict:
+    """``{path: Trace}`` -> ``{label: Trace}``: each trace under its learner's name
+    (``Trace.learner``, e.g. ``POMDR(B=150, ...)`` -> ``POMDR``), with the file's name
+    added where two traces share a learner (or a trace has no learner recorded)."""
+    names = {}
+    for path, trace in traces.items():
+        learner = (trace.learner or "").split("(", 1)[0].strip()
+        names[path] = learner
+    count = {}
+    for learner in names.values():
+        count[learner] = count.get(learner, 0) + 1
+    out = {}
+    for path, trace in traces.items():
+        learner, stem = names[path], Path(path).stem
+        label = learner if learner and count[learner] == 1 else \
+            (f"{learner} ({stem})" if learner else stem)
+        out[label] = trace
+    return out
 
 
 def _sweep(args) -> int:
@@ -304,6 +337,20 @@ def _journal_runs(path) -> int:
         return 0
 
 
+def _error_text(exc, args) -> str:
+    """The message of ``exc`` for a shell user: a dataset that is not cached points at
+    this command's ``--download`` (the library's message names the Python call)."""
+    import re
+
+    text = str(exc)
+    if type(exc).__name__ == "DatasetNotFoundError" and hasattr(args, "download"):
+        text, n = re.subn(r"okl\.datasets\.load\([^)]*download=True\)",
+                          f"`okl {args.command} ... --download`", text)
+        if not n:
+            text += " (rerun with --download to fetch it)"
+    return text
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -321,7 +368,7 @@ def main(argv=None) -> int:
             return _reproduce(args)
     except (ValueError, FileNotFoundError, ConnectionError) as exc:
         # bad arguments or data; a dataset that is not in $OKL_DATA; a failed download
-        print(f"okl: error: {exc}", file=sys.stderr)
+        print(f"okl: error: {_error_text(exc, args)}", file=sys.stderr)
         return 2
     return 1
 

@@ -299,3 +299,14 @@ def test_streamed_draw_from_a_nested_archive_equals_the_whole_file_draw(monkeypa
     whole = paper_data("Twitter-v", "selection", n_rows=20, seed=8, data_home=DATA)
     np.testing.assert_array_equal(streamed.X, whole.X)
     np.testing.assert_array_equal(streamed.y, whole.y)
+
+
+def test_the_documentation_lists_every_declaration_and_file():
+    from okl.datasets.paper_data import declaration_summary
+
+    page = (Path(__file__).parents[1] / "docs" / "datasets.rst").read_text()
+    for row in declaration_summary():
+        assert f"   * - {row['name']}\n     - {row['files']}\n" in page, row
+        assert row["preparation"] in page, row
+    for name, spec in DATASETS.items():
+        assert f"   * - {name}\n     - {spec.sources[0].url}" in page, name

@@ -38,7 +38,7 @@ from okl.datasets.files import (_check_mapping, _check_path, _check_skip, _csv_b
 
 __all__ = ["iter_chunks", "scan", "select_rows", "FileInfo", "DEFAULT_CHUNK_ROWS"]
 
-DEFAULT_CHUNK_ROWS = 65_536
+DEFAULT_CHUNK_ROWS = 16_384
 _CSV_SUFFIXES = (".csv", ".data", ".dat", ".tsv")
 _LABEL_KEEP = "keep"
 

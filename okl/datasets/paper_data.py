@@ -417,3 +417,45 @@ def _columns(cols) -> str:
         return f"{cols[0] + 1}..{cols[-1] + 1}"
     return ", ".join(str(c + 1) for c in cols)
 
+
+
+def declaration_summary(paper: str | None = None) -> list:
+    """One dict per declaration (``paper``, ``name``, ``files``, ``n``, ``d``, ``task``,
+    ``preparation``, ``source``): a short account of ``PAPER_DATASETS`` for tables (the
+    documentation's dataset page; ``PaperData.steps`` has the full text of a run)."""
+    rows = []
+    for (p, name), decl in PAPER_DATASETS.items():
+        if paper is not None and p != paper:
+            continue
+        prep = []
+        if decl.classes is not None:
+            kept = list(decl.classes)
+            prep.append("classes " + (", ".join(map(str, kept)) if len(kept) <= 3
+                                      else f"{kept[0]}..{kept[-1]}") + " kept")
+        if decl.draw:
+            prep.append(f"{decl.draw:,} rows drawn uniformly")
+        if decl.features is not None:
+            prep.append(f"features {_columns(list(decl.features))}")
+        if decl.scale:
+            prep.append({"minmax01": "x to [0, 1]", "minmax11": "x to [-1, 1]",
+                         "std": "x / sd"}[decl.scale])
+        if decl.target_scale:
+            prep.append({"minmax01": "y to [0, 1]", "minmax11": "y to [-1, 1]",
+                         "std": "y / sd"}[decl.target_scale])
+        if decl.scale_stats == "file" and (decl.scale or decl.target_scale):
+            prep.append("scaled on all rows, then drawn")
+        if decl.adversarial:
+            prep.append(f"adversarial x {decl.adversarial:g} after round ceil(T/20)")
+        if not prep:
+            prep.append("as published")
+        kinds = [v for k, v in decl.why.items()]
+        source = ("paper" if any(v.startswith("paper") for v in kinds) else "") + \
+            (" + authors' code/data" if any("authors'" in v for v in kinds) else "") + \
+            (" + table check" if any("come from unscaled" in v or "fit pixels" in v
+                                     for v in kinds) else "") + \
+            (" (assumption)" if any("assumption" in v or "not stated" in v for v in kinds)
+             else "")
+        rows.append({"paper": p, "name": name, "files": " + ".join(decl.parts),
+                     "n": decl.n, "d": decl.d, "task": decl.task,
+                     "preparation": "; ".join(prep), "source": source.strip(" +")})
+    return rows

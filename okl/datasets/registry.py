@@ -489,9 +489,9 @@ _entry(
         "Slice", "selection", ("slice",), task="regression", n=53_500, d=384,
         why={"parts": "authors' R reads regression/slice.train (" + R_SELECTION + "; "
                       "slice.rar, not in their repository); UCI's 53,500 x 384",
-             "scale": "none: the paper states no scaling for Slice and the authors' file is "
-                      "not published (UCI's features are already in [-0.25, 1]; the "
-                      "target stays in its 0..97.5 units)"}),
+             "scale": "not stated: the paper states no scaling for Slice and the authors' "
+                      "file is not published; left as UCI publishes it (features already in "
+                      "[-0.25, 1], the target in its 0..97.5 units): an assumption"}),
 )
 
 # -- Buzz in social media: UCI (regression), TomsHardware and Twitter ------------------------
@@ -608,7 +608,7 @@ _entry(
 _AILERONS_SCALE = ("the authors' ailerons.train is not in their repository; scaled as their "
                    "elevators.train from the same collection (min-max: features [-1, 1], "
                    "target [0, 1]; raw ailerons features span hundreds while the target is "
-                   "of order 1e-3)")
+                   "of order 1e-3): an assumption by analogy")
 _entry(_torgo("ailerons", "ailerons.tgz", "Ailerons/ailerons.data", 7_154, 40,
               "ailerons: 40 features, target goal; data part"))
 _entry(
