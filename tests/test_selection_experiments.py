@@ -11,6 +11,9 @@ import okl
 from okl.experiments import selection as sel
 from okl.experiments.runner import permuted_stream, stream_order
 from okl.learners.batbooks import BATBooks
+from okl.learners.bomkr import BOMKR, BOMKRV
+from okl.learners.iska import ISKA
+from okl.learners.oks import BOKS
 from okl.learners.budget import BOGD
 from okl.learners.lkmbooks import LKMBooks
 from okl.learners.multikernel import OMKC
@@ -61,8 +64,8 @@ def test_memory_table_equals_direct_runs(memory):
         table = rows_of(memory, name)
         reg = name.startswith("gen-reg")
         loss = "absolute" if reg else "hinge"
-        values = {k: [] for k in ("LKMBooks", "OMKC", "PFMBooks")}
-        base = []
+        values = {k: [] for k in ("LKMBooks", "OMKC", "PFMBooks", "ISKA", "BOMKR", "BOMKR-V")}
+        base, boks = [], []
         for p in range(memory["n_permutations"]):
             X, y, s = stream(name, p, memory)
             T, d = X.shape
@@ -91,6 +94,21 @@ def test_memory_table_equals_direct_runs(memory):
             pfm = PFMBooks(kernels, loss=loss, memory_budget=Q, T=T, upsilon=1 / 3,
                            U_min=pfm_umin, seed=s)
             values["PFMBooks"].append(metric(pfm.run(X, y)))
+            # the baselines of Tables 4-5: BOKS over the paper's delta grid, and ISKA
+            # (classification) or BOMKR / BOMKR-V (regression) at their Table 3 budgets
+            boks.append([metric(BOKS(kernels, loss=loss, delta=v, memory_budget=Q, T=T,
+                                     seed=s).run(X, y)) for v in (0.2, 0.02, 0.002)])
+            if reg:
+                bomkr = BOMKR(kernels, memory_budget=Q, T=T)
+                values["BOMKR"].append(metric(bomkr.run(X, y)))
+                assert table["BOMKR"]["budget"] == bomkr.B_ == 9 * (((Q - 18) // (d + 1)) // 9)
+                bomkrv = BOMKRV(kernels, memory_budget=Q, T=T)
+                values["BOMKR-V"].append(metric(bomkrv.run(X, y)))
+                assert table["BOMKR-V"]["budget"] == bomkrv.B_ == (Q - 9) // (d + 9)
+            else:
+                iska = ISKA(kernels, memory_budget=Q, T=T, seed=s)
+                values["ISKA"].append(metric(iska.run(X, y)))
+                assert table["ISKA"]["budget"] == iska.B_ == (Q - 7 * 9) // (d + 1)
         for learner, vals in values.items():
             if vals:
                 assert table[learner]["okl"] == pytest.approx(np.mean(vals), abs=1e-12)
@@ -99,7 +117,13 @@ def test_memory_table_equals_direct_runs(memory):
         baseline = "NORMA" if reg else "BOGD"
         assert table[baseline]["okl"] == pytest.approx(means.min(), abs=1e-12)
         assert table[baseline]["selected"] == {"sigma": kernels[int(np.argmin(means))].sigma}
-        assert table["BOKS"]["status"] == "not implemented"
+        boks_means = np.mean(boks, axis=0)          # best delta in hindsight
+        assert table["BOKS"]["okl"] == pytest.approx(boks_means.min(), abs=1e-12)
+        assert table["BOKS"]["selected"] == {"delta": (0.2, 0.02, 0.002)[int(np.argmin(
+            boks_means))]}
+        assert table["BOKS"]["budget"] == (Q - 9) // (d + 1)
+        assert all(r["status"] == "ok" for r in table.values())
+    assert sel.NOT_IMPLEMENTED == ()
     # PFMBooks is not run where K >= d, as in the paper
     assert rows_of(memory, "gen-reg-d5")["PFMBooks"]["status"].startswith("not run")
     assert memory["stand_ins"] == list(sel.GENERATED)
