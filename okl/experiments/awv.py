@@ -43,20 +43,25 @@ Projected-KRR with the Taylor basis (``PKAWV(basis="taylor", forecaster="krr")``
 KORS Nystrom (``mu = 1``, ``beta = 1``, ``eps = 0.5``, when
 ``okl.learners.awv_nystrom`` is available) and FOGD (``D = 1000``,
 ``eta = 1/sqrt(n)``, square loss).  ``sigma = 1`` (``sigma = 4`` on SUSY),
-``lambda = 1``; ``x`` scaled to ``[-1, 1]^d`` (per feature, min-max over the data)
-and ``y`` to ``[-1, 1]``; rows in a random order (``default_rng(seed)``; the paper does
-not say).  The paper stops each algorithm after 5 minutes ("the results of the
+``lambda = 1``.  Data through ``okl.datasets.paper_data(name, "awv")``: ``x`` scaled to
+``[-1, 1]^d`` and ``y`` to ``[-1, 1]`` (Section 4; min-max over the prepared rows); SUSY:
+``SUSY_ROWS`` rows drawn uniformly (the paper runs PKAWV on "the first million
+examples"; its 5,000,000 rows do not fit a time budget of minutes anyway); one random
+order of the rows (``okl.experiments.runner.stream_order(seed, dataset, 0)``; the paper
+does not say).  The paper stops each algorithm after 5 minutes ("the results of the
 algorithms are only recorded until this time"): each learner runs chunk by chunk
 between checkpoints and stops after the first checkpoint past ``TIME_BUDGET`` seconds
 (``QUICK_TIME_BUDGET`` with ``quick=True``), so the recorded length depends on the
-machine.  Pros-N-KONS is not implemented (listed).
+machine.  Pros-N-KONS is listed as not implemented until it is wired in
+``large_scale_learners``.  Each (dataset, learner) is one run of
+:mod:`okl.experiments.runner` (progress, ``--jobs``, ``--resume``; a run cut by its
+time budget is not bit-reproducible, by design).  The paper gives these results as
+figures only: there is no number to compare with, and the table printed per dataset is
+okl's (final ``n``, average loss, seconds).
 
-Data: the LIBSVM files through ``okl.datasets.fetch`` (``cod-rna.t``; ``ijcnn1`` +
-``ijcnn1.t``; the first ``SUSY_ROWS`` rows of ``SUSY``) and UCI's ``CASP.csv`` (RMSD,
-the first column, is the target) in ``okl.datasets.fetch.data_home()``, when present;
-nothing is downloaded.  A missing dataset is replaced by a generated *stand-in* of the
-same dimension and task (``stand_in``), marked as such everywhere; its numbers are not
-the paper's.  ``quick=True`` reads at most ``QUICK_ROUNDS`` rows.
+A dataset whose files are missing is replaced by a generated *stand-in* of the same
+dimension and task (``stand_in``), marked as such everywhere; its numbers are not the
+paper's.  ``quick=True`` draws at most ``QUICK_ROUNDS`` rows.
 
 Paper notes: Figure 2's caption gives SUSY ``d = 22``, but SUSY has 18 features and the
 text's ``r = 190`` Taylor features at ``M = 2`` is ``C(20, 2)``, i.e. ``d = 18``; SUSY has
@@ -75,6 +80,7 @@ import scipy.sparse as sp
 from scipy import optimize
 
 from okl.experiments import register
+from okl.experiments import runner as rn
 from okl.kernels import Gaussian
 from okl.learners.awv import PKAWV, KernelAWV
 from okl.learners.features import FOGD
@@ -249,16 +255,12 @@ def _plot_adversarial(runs, n, stem):
 
 # -- large scale ---------------------------------------------------------------------------
 
-#: the paper's datasets: task, dimension, size, kernel width, where the file is
+#: the paper's datasets: task, dimension, size, kernel width, figure
 LARGE_SCALE_DATASETS = {
-    "cod-rna": dict(task="classification", d=8, n=271_617, sigma=1.0, files=("cod-rna.t",),
-                    figure="2"),
-    "SUSY": dict(task="classification", d=18, n=5_000_000, sigma=4.0, files=("SUSY",),
-                 figure="2"),
-    "casp": dict(task="regression", d=9, n=45_730, sigma=1.0, files=("CASP.csv",),
-                 figure="4"),
-    "ijcnn1": dict(task="classification", d=22, n=141_691, sigma=1.0,
-                   files=("ijcnn1", "ijcnn1.t"), figure="4"),
+    "cod-rna": dict(task="classification", d=8, n=271_617, sigma=1.0, figure="2"),
+    "SUSY": dict(task="classification", d=18, n=5_000_000, sigma=4.0, figure="2"),
+    "casp": dict(task="regression", d=9, n=45_730, sigma=1.0, figure="4"),
+    "ijcnn1": dict(task="classification", d=22, n=141_691, sigma=1.0, figure="4"),
 }
 SUSY_ROWS = 1_000_000
 STAND_IN_ROUNDS = 50_000
@@ -298,7 +300,8 @@ def stand_in(name, n, seed=2019):
 
 def scale_data(X, y, task):
     """``x`` to ``[-1, 1]^d`` per feature (constant features to 0), regression ``y`` to
-    ``[-1, 1]``, both by min-max over the data (Section 4)."""
+    ``[-1, 1]``, both by min-max over the data (Section 4; what ``paper_data(name,
+    "awv")`` declares for the paper's files, applied here to the stand-ins)."""
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
     lo, hi = X.min(axis=0), X.max(axis=0)
     span = np.where(hi > lo, hi - lo, 1.0)
@@ -310,44 +313,24 @@ def scale_data(X, y, task):
     return X, y
 
 
-def _casp(path, n_rows):
-    from okl.datasets.files import load_csv
-
-    X, y = load_csv(path, label_column=0, header=True, n_rows=n_rows, labels="keep")
-    return X, y
-
-
-def load_large_scale(name, *, quick=False):
-    """``(X, y, source)`` of a dataset: its file(s) when present, else ``stand_in``.
-
-    ``source`` is ``"file"`` or ``"stand-in"``.  Not scaled, not permuted.
-    """
-    from okl.datasets import fetch
-
+def load_large_scale(name, *, quick=False, seed=0) -> rn.Prepared:
+    """Dataset ``name`` through ``okl.datasets.paper_data(name, "awv")`` (SUSY: a
+    uniform draw of ``SUSY_ROWS`` rows; ``quick``: of ``QUICK_ROUNDS``), else the scaled
+    stand-in; ``X`` dense, not permuted."""
     spec = LARGE_SCALE_DATASETS[name]
     cap = QUICK_ROUNDS if quick else (SUSY_ROWS if name == "SUSY" else None)
-    try:
-        if name == "casp":
-            home = fetch.data_home()
-            path = next((p for p in home.iterdir() if p.name.lower() == "casp.csv"), None) \
-                if home.is_dir() else None
-            if path is not None:
-                X, y = _casp(path, cap)
-                return X, y, "file"
-        elif all(fetch.available(f) for f in spec["files"]):
-            parts = []
-            for f in spec["files"]:
-                left = None if cap is None else cap - sum(len(p[1]) for p in parts)
-                if left is not None and left <= 0:
-                    break
-                parts.append(fetch.load(f, n_rows=left))
-            X = sp.vstack([sp.csr_matrix(p[0]) for p in parts], format="csr")
-            y = np.concatenate([p[1] for p in parts])
-            return X, y, "file"
-    except (OSError, ValueError):
-        pass
-    X, y = stand_in(name, QUICK_ROUNDS if quick else min(spec["n"], STAND_IN_ROUNDS))
-    return X, y, "stand-in"
+    n_stand = QUICK_ROUNDS if quick else min(spec["n"], STAND_IN_ROUNDS)
+
+    def made():
+        X, y = scale_data(*stand_in(name, n_stand), spec["task"])
+        return X, y, f"generated stand-in ({n_stand} x {spec['d']}), {spec['task']}"
+
+    data = rn.paper_dataset(name, "awv", n_rows=cap, seed=seed, stand_in=made,
+                            task=spec["task"], sigma=spec["sigma"], figure=spec["figure"])
+    if data.X is not None:
+        data.X = np.ascontiguousarray(data.X.toarray() if sp.issparse(data.X) else data.X,
+                                      dtype=float)
+    return data
 
 
 def large_scale_learners(d, sigma, n, *, quick=False, seed=0):
@@ -370,7 +353,7 @@ def large_scale_learners(d, sigma, n, *, quick=False, seed=0):
         out["PKAWV nystrom"] = "not available: okl.learners.awv_nystrom is missing"
     out["FOGD"] = lambda: FOGD(k, D=FOGD_D, eta=1.0 / math.sqrt(n), loss="squared", seed=seed)
     for name in NOT_IMPLEMENTED:
-        out[name] = "not implemented in okl"
+        out[name] = "not implemented"
     return out
 
 
@@ -405,43 +388,115 @@ def _run_timed(make, X, y, task, budget):
     return points, repr(learner)
 
 
-@register("awv-large-scale")
-def awv_large_scale(out_dir, quick=False, seed=0) -> dict:
-    """Figures 2 and 4: average loss and time against ``n`` (see the module docstring)."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    budget = QUICK_TIME_BUDGET if quick else TIME_BUDGET
-    summary = {"experiment": "awv-large-scale", "quick": bool(quick), "seed": seed,
-               "lam": LAM, "time_budget": budget, "kors": KORS, "fogd_D": FOGD_D,
-               "datasets": {}}
-    rows = []
-    for name, spec in LARGE_SCALE_DATASETS.items():
-        X, y, source = load_large_scale(name, quick=quick)
-        X, y = scale_data(X, y, spec["task"])
-        order = np.random.default_rng(seed).permutation(len(y))
-        X, y = np.ascontiguousarray(X[order]), y[order]
-        n, d = X.shape
-        results, skipped = {}, {}
-        for lname, make in large_scale_learners(d, spec["sigma"], n, quick=quick,
-                                                      seed=seed).items():
+def large_scale_run(X, y, *, name, task, sigma, quick, budget, seed, index, n_rounds=None,
+                    timing=True):
+    """Learner ``name`` of ``large_scale_learners`` on the dataset's random order, timed
+    chunk by chunk (``_run_timed``): the checkpoints and the last one's average loss."""
+    order, learner_seed = rn.stream_order(seed, index, 0, X.shape[0], n_rounds)
+    Xp, yp = np.ascontiguousarray(X[order]), y[order]
+    make = large_scale_learners(Xp.shape[1], sigma, Xp.shape[0], quick=quick,
+                                seed=learner_seed)[name]
+    points, desc = _run_timed(make, Xp, yp, task, budget)
+    return {"value": points[-1]["average_loss"], "n": points[-1]["n"],
+            "seconds": points[-1]["seconds"], "points": points, "description": desc}
+
+
+class LargeScale(rn.Reproduction):
+    """Figures 2 and 4 (module docstring)."""
+
+    name = "awv-large-scale"
+    stem = "awv_large_scale"
+    paper = ("Jezequel, Gaillard & Rudi, Efficient online learning with kernels for "
+             "adversarial large scale problems, NeurIPS 2019")
+    datasets = LARGE_SCALE_DATASETS
+    quick_datasets = tuple(LARGE_SCALE_DATASETS)
+    permutations = 1
+    quick_permutations = 1
+    columns = (("n reached", "n", "d"), ("seconds", "seconds", ".2f"))
+    notes = ("Figures 2 and 4 give no numbers: okl's final average loss (error for "
+             "classification, square loss for regression) after the time budget, with the n "
+             "reached; the curves are in awv_large_scale_DATASET.png and the checkpoints in "
+             "awv_large_scale_points.csv.",)
+
+    def metric_of(self, data):
+        return (("error", True, 0.01) if data.task == "classification"
+                else ("square loss", False, 0.0))
+
+    def floor_text(self):
+        return "no paper figures"
+
+    def prepare(self, dataset, options):
+        return load_large_scale(dataset, quick=options.quick, seed=options.seed)
+
+    def budget(self, options):
+        return QUICK_TIME_BUDGET if options.quick else TIME_BUDGET
+
+    def protocol(self):
+        return {"lam": LAM, "kors": KORS, "fogd_D": FOGD_D, "time_budget": TIME_BUDGET,
+                "quick_time_budget": QUICK_TIME_BUDGET, "susy_rows": SUSY_ROWS,
+                "max_taylor_features": MAX_TAYLOR_FEATURES}
+
+    def _learners(self, data, options):
+        table = large_scale_learners(data.d, data.settings["sigma"],
+                                     data.info(options.n_rounds)["n_rounds"],
+                                     quick=options.quick)
+        if options.learners is not None:
+            table = {k: v for k, v in table.items() if k in options.learners}
+        return table
+
+    def runs(self, data, options, results):
+        return [rn.Run({"dataset": data.name, "learner": name}, large_scale_run,
+                       dict(name=name, task=data.task, sigma=data.settings["sigma"],
+                            quick=options.quick, budget=self.budget(options),
+                            seed=options.seed, index=data.index, n_rounds=options.n_rounds))
+                for name, make in self._learners(data, options).items()
+                if not isinstance(make, str)]
+
+    def rows(self, data, runs, results, options):
+        rows = []
+        done = {r.label["learner"]: results[r.key] for r in runs}
+        for name, make in self._learners(data, options).items():
+            row = dict(dataset=data.name, learner=name, status="ok", okl=None, okl_std=None,
+                       paper=None, paper_std=None, in_paper=True)
             if isinstance(make, str):
-                skipped[lname] = make
-                continue
-            points, desc = _run_timed(make, X, y, spec["task"], budget)
-            results[lname] = {"points": points, "learner": desc}
-            rows += [[name, source, lname, p["n"], p["average_loss"], p["seconds"]]
-                     for p in points]
-        summary["datasets"][name] = {"source": source, "n": n, "d": d, "task": spec["task"],
-                                     "sigma": spec["sigma"], "figure": spec["figure"],
-                                     "results": results, "skipped": skipped}
-        _plot_large_scale(name, summary["datasets"][name], out / f"awv_large_scale_{name}")
-    with open(out / "awv_large_scale.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["dataset", "source", "learner", "n", "average_loss", "seconds"])
-        w.writerows(rows)
-    with open(out / "awv_large_scale.json", "w") as fh:
-        json.dump(summary, fh, indent=2)
-    return summary
+                row["status"] = make
+            elif data.X is None:
+                row["status"] = "no data"
+            else:
+                res = done[name]
+                row.update(okl=res["value"], n=res["n"], seconds=res["seconds"],
+                           points=res["points"], learner_repr=res["description"])
+            rows.append(row)
+        return rows, []
+
+    def figures(self, rows, datas, stem):
+        """The paper's curves per dataset (``awv_large_scale_NAME.png``) and every
+        checkpoint in ``awv_large_scale_points.csv``."""
+        out = Path(stem).parent
+        files, lines = [], []
+        for ds, data in datas.items():
+            mine = [r for r in rows if r["dataset"] == ds and r.get("points")]
+            info = {"source": data.source, "task": data.task, "d": data.d,
+                    "figure": data.settings.get("figure"),
+                    "results": {r["learner"]: {"points": r["points"]} for r in mine}}
+            files += _plot_large_scale(ds, info, out / f"awv_large_scale_{ds}")
+            lines += [[ds, data.source, r["learner"], p["n"], p["average_loss"], p["seconds"]]
+                      for r in mine for p in r["points"]]
+        path = out / "awv_large_scale_points.csv"
+        with open(path, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["dataset", "source", "learner", "n", "average_loss", "seconds"])
+            w.writerows(lines)
+        return files + [path]
+
+
+@register("awv-large-scale")
+def awv_large_scale(out_dir, quick=False, seed=0, **options) -> dict:
+    """Figures 2 and 4: average loss and time against ``n`` (see the module docstring).
+
+    ``options`` are :func:`okl.experiments.runner.reproduce`'s.
+    """
+    return rn.reproduce(LargeScale(), out_dir, quick=quick, seed=seed, **options)
 
 
 def _plot_large_scale(name, info, stem):
@@ -463,5 +518,6 @@ def _plot_large_scale(name, info, stem):
     a2.set_yscale("log")
     a2.set_xlabel("n")
     a2.set_ylabel("seconds")
-    a1.legend(fontsize=7)
-    save_figure(fig, stem)
+    if info["results"]:
+        a1.legend(fontsize=7)
+    return save_figure(fig, stem)
