@@ -109,7 +109,7 @@ cdef class ISKACore(Learner):
 
     # -- configuration --------------------------------------------------------------
 
-    def _iska_setup(self, kernels, double init_gamma, int B, int q, double lam, double mu,
+    def _iska_setup(self, kernels, double init_gamma, int q, double lam, double mu,
                     int step_rule):
         cdef int i, K = len(kernels)
         free(self.gam)
@@ -137,8 +137,8 @@ cdef class ISKACore(Learner):
             self.gam[i] = kernels[i].kernel_params()[1]
         self.g0 = init_gamma
         self.cur = -1
-        self.B = B
-        self.cap = B // 2
+        self.B = 0
+        self.cap = 0
         self.q = q
         self.lam = lam
         self.mu = mu
@@ -148,9 +148,11 @@ cdef class ISKACore(Learner):
         self.n_added = self.n_replaced = self.n_draws = self.n_sampled = 0
         self.n_blocked = self.n_switches = self.n_ska = 0
 
-    def _iska_allocate(self, kernel):
-        """The two buffers (``kernel`` is only a placeholder: the rows are computed here
-        with the selected kernel) and the row buffers."""
+    def _iska_allocate(self, kernel, int B):
+        """The budget, the two buffers of ``B // 2`` (``kernel`` is only a placeholder: the
+        rows are computed here with the selected kernel) and the row buffers."""
+        self.B = B
+        self.cap = B // 2
         self.pos = SupportSet(kernel, self.d, self.cap, False)
         self.neg = SupportSet(kernel, self.d, self.cap, False)
         self._iska_allocate_rows()

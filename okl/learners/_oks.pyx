@@ -164,8 +164,8 @@ cdef class OKSCore(Learner):
         return self.n_total
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
-        cdef int I = self.I_next, i, tot, chosen, last
-        cdef double qI = self.q[I], err, a = 0.0, lo, z, c1, c0, u, acc
+        cdef int I = self.I_next, i, tot
+        cdef double qI = self.q[I], err, a = 0.0, lo, z, c1, c0
         cdef bint step = False
         self.last_q = qI
         self.n_selected[I] += 1
@@ -215,21 +215,11 @@ cdef class OKSCore(Learner):
             for i in range(self.K):
                 self.w[i] = exp(-self.eta * (self.Lcum[i] - lo))
                 z += self.w[i]
-        # q_{t+1} and the draw I_{t+1} ~ q_{t+1} (inverse CDF, as _draw) in one pass
         c1 = (1.0 - self.delta) / z
         c0 = self.delta / self.K
-        u = self.uniform()
-        acc = 0.0
-        chosen = -1
-        last = 0
         for i in range(self.K):
             self.q[i] = self.w[i] * c1 + c0
-            if self.q[i] > 0.0:
-                acc += self.q[i]
-                last = i
-                if chosen < 0 and u < acc:
-                    chosen = i
-        self.I_next = chosen if chosen >= 0 else last
+        self.I_next = self._draw()
 
     # -- inspection and pickling ------------------------------------------------------
 

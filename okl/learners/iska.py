@@ -164,8 +164,8 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
         self.seed = check_seed(seed)
         self._pending_T = None
         self._core_setup(None, self.seed, True)
-        self._iska_setup(self.kernels, Gaussian(self.init_sigma).kernel_params()[1], 2,
-                         self.q, self.lam, self.mu, _STEPS[self.step])
+        self._iska_setup(self.kernels, Gaussian(self.init_sigma).kernel_params()[1], self.q,
+                         self.lam, self.mu, _STEPS[self.step])
 
     @property
     def K(self) -> int:
@@ -201,9 +201,7 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
             B = self._example_budget(d)
             T = self.T if self.T is not None else self._pending_T
             self._core_allocate(d, 1, False)
-            self._iska_setup(self.kernels, Gaussian(self.init_sigma).kernel_params()[1], B,
-                             self.q, self.lam, self.mu, _STEPS[self.step])
-            self._iska_allocate(self.kernels[0])
+            self._iska_allocate(self.kernels[0], B)
             self._iska_set_horizon(T, 5.0 / math.sqrt(T) if self.eta is None else self.eta)
 
     # -- inspection ------------------------------------------------------------------
