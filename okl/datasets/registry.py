@@ -199,8 +199,10 @@ _entry(
             labels=_PM1),
     PaperDataset(
         "a9a", "pomdr", ("a9a", "a9a.t"), n=48_842, d=123,
-        why={"parts": "paper App. Table 4: 48,842 rows; authors' R reads 'a9a_all' = "
-                      "LIBSVM a9a + a9a.t (" + R_POMDR + ")",
+        why={"parts": "paper App. Table 4: 48,842 rows; authors' R reads 'a9a_all' "
+                      "(" + R_POMDR + "); their a9a_all.train (JunfLi-TJU/KARegret-OKS, "
+                      "datasets.rar) is LIBSVM a9a followed by a9a.t, row for row "
+                      "(verified)",
              "scale": "LIBSVM's a9a is already 0/1, read as it is by the authors' R"}),
     PaperDataset(
         "a9a", "ahpatron", ("a9a", "a9a.t"), n=48_842, d=123,
