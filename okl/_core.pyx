@@ -249,6 +249,11 @@ cdef class Stream:
             self.sqnorm = &sq[0]
             self.l1norm = &l1[0]
 
+    @property
+    def arrays(self):
+        """The arrays the stream reads (its input's own buffers when nothing was copied)."""
+        return self._keep if isinstance(self._keep, tuple) else (self._keep,)
+
     cdef void row(self, Py_ssize_t t, Row* out) noexcept nogil:
         cdef long long start
         if self.indptr == NULL:

@@ -120,9 +120,11 @@ class Trace:
     def load(cls, path) -> "Trace":
         """A trace written by :meth:`save` (extras' lists come back as lists)."""
         import json
-
+        import os
         import zipfile
 
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"{path}: no such file")
         try:
             data = np.load(path, allow_pickle=False)
         except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
