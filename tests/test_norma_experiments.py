@@ -197,6 +197,7 @@ def test_fig3_uses_usps_when_present(tmp_path, usps_dir, monkeypatch):
     with pytest.warns(UserWarning, match="published with"):
         summary = exp.norma_fig3(tmp_path / "out", quick=True, seed=3)
     assert summary["dataset"] == "usps" and summary["held_out"] == "usps.t"
+    assert "usps" in summary["steps"][0] and any("held out" in s for s in summary["steps"])
     assert summary["image_shape"] == [16, 16]
     assert summary["n_train"] == 1000 and summary["n_test"] == 80  # quick: the whole pass
     assert summary["sigma"] == 8.0 and summary["nu"] == 0.01       # 2 sigma^2 = 128

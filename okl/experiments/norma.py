@@ -203,32 +203,43 @@ def _digits(seed: int, quick: bool):
 
 
 def _usps(seed: int):
-    """USPS ``(Xtr, digit_tr, Xte, digit_te, held_out)`` from the data directory.
+    """USPS ``(Xtr, digit_tr, Xte, digit_te, held_out, steps)`` through
+    ``okl.datasets.paper_data("usps", "norma")`` (``DatasetNotFoundError`` when the
+    file is missing).
 
     The stream is the training file (``usps``, 7291 digits) in its published order,
     the held-out part the test file (``usps.t``, 2007 digits).  Without ``usps.t``,
     2007 digits of the training file (at most a fifth of it), drawn with ``seed``, are
-    held out instead (the rest keeps its published order).  Labels 1..10 become digits 0..9.
+    held out instead (the rest keeps its published order).  ``y`` is the digit 0..9
+    (file labels 1..10; for display only).  ``steps``: the preparation applied.
     """
-    from okl.datasets.fetch import available, load
+    from okl.datasets import DatasetNotFoundError, paper_data
 
-    X, y = load("usps")
-    X, y = X.toarray(), np.asarray(y).astype(int) - 1
-    if available("usps.t"):
-        Xte, yte = load("usps.t")
-        return X, y, Xte.toarray(), np.asarray(yte).astype(int) - 1, "usps.t"
-    rng = np.random.default_rng(seed)
-    test = np.sort(rng.choice(len(X), min(FIG3_USPS_TEST, len(X) // 5), replace=False))
-    train = np.setdiff1d(np.arange(len(X)), test)
-    return X[train], y[train], X[test], y[test], "usps (held-out subset)"
+    def dense(X):
+        return X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=float)
+
+    train = paper_data("usps", "norma")
+    X, y, steps = dense(train.X), np.asarray(train.y).astype(int), list(train.steps)
+    try:
+        test = paper_data("usps.t", "norma")
+    except DatasetNotFoundError:
+        rng = np.random.default_rng(seed)
+        held = np.sort(rng.choice(len(X), min(FIG3_USPS_TEST, len(X) // 5), replace=False))
+        keep = np.setdiff1d(np.arange(len(X)), held)
+        steps.append(f"usps.t missing: {held.size} digits of the training file drawn with "
+                     f"seed {seed} are held out")
+        return X[keep], y[keep], X[held], y[held], "usps (held-out subset)", steps
+    return (X, y, dense(test.X), np.asarray(test.y).astype(int), "usps.t",
+            steps + [f"held out: {s}" for s in test.steps])
 
 
 @register("norma-fig3")
 def norma_fig3(out_dir, quick: bool = False, seed: int = 0) -> dict:
     """Fig. 3: online novelty detection, one pass, on handwritten digits.
 
-    Data: USPS (16x16 digits, features in [-1, 1]) when ``okl.datasets.available(
-    "usps")``, as in the paper: one pass over the 7291 training digits in the
+    Data: USPS (16x16 digits, features in [-1, 1]) through
+    ``okl.datasets.paper_data("usps", "norma")`` when it is in ``$OKL_DATA``, as in the
+    paper (the preparation steps are in the summary's ``steps``): one pass over the 7291 training digits in the
     published order, the 2007 digits of ``usps.t`` held out (without ``usps.t``,
     2007 digits drawn with ``seed`` from the training file; see ``_usps``).  ``seed`` does not change the
     USPS stream, and ``quick`` does not shorten it (one pass takes about a second).
@@ -271,19 +282,22 @@ def norma_fig3(out_dir, quick: bool = False, seed: int = 0) -> dict:
     from scipy.stats import spearmanr
     from sklearn.neighbors import NearestNeighbors
 
-    from okl.datasets.fetch import available
+    from okl.datasets import DatasetNotFoundError
 
     plt = _pyplot()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    if available("usps"):
-        Xtr, ytr, Xte, yte, held_out = _usps(seed)
+
+    try:
+        Xtr, ytr, Xte, yte, held_out, steps = _usps(seed)
         dataset, shape, name = "usps", (16, 16), "USPS 16x16"
-    else:
+    except DatasetNotFoundError:
         Xtr, ytr, Xte, yte = _digits(seed, quick)
         dataset, shape, name = "sklearn-digits-8x8", (8, 8), "8x8 digits (USPS stand-in)"
         held_out = "sklearn-digits-8x8 (held-out subset)"
+        steps = ["STAND-IN: USPS is not in $OKL_DATA; scikit-learn's 8x8 digits scaled to "
+                 "[-1, 1], 80 % streamed in an order drawn with the seed, 20 % held out"]
     d = Xtr.shape[1]
     learner = _fig3_learner(d)
     sigma = learner.kernel.sigma
@@ -317,7 +331,8 @@ def norma_fig3(out_dir, quick: bool = False, seed: int = 0) -> dict:
 
     half = len(trace.scores) // 2
     summary = {
-        "dataset": dataset, "held_out": held_out, "image_shape": list(shape),
+        "dataset": dataset, "held_out": held_out, "steps": steps,
+        "image_shape": list(shape),
         "n_train": int(len(Xtr)), "n_test": int(len(Xte)), "seed": seed, "nu": FIG3_NU,
         "sigma": sigma, "eta": FIG3_ETA, "lam": FIG3_LAM, "rho_initial": FIG3_RHO0,
         "n_alerts": int(alerts.size),
