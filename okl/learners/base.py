@@ -460,7 +460,13 @@ class HorizonLearner:
     ``T`` is a constructor parameter; when it is ``None`` the first ``run`` takes the
     stream's length as the horizon.  Streaming use (``learn_one``, ``partial_fit``)
     needs ``T``, and no call may learn past it: both raise ``ValueError`` before any
-    state changes.  A subclass sets ``_horizon_depends`` (what depends on ``T``, for
+    state changes.  Refusing up front is deliberate: a stream fed in pieces has no
+    length to take, and the alternatives change the algorithm -- the doubling trick
+    restarts the learner at ``T = 2^k`` (forgetting its whole model at each restart;
+    the bounds hold within a constant factor, about 3.4 for ``sqrt(T)`` bounds), and
+    re-deriving the parameters from a growing ``t`` is an algorithm none of the papers
+    analyses.  Pass an upper bound of the stream's length as ``T``
+    (docs/bad_input.rst).  A subclass sets ``_horizon_depends`` (what depends on ``T``, for
     the message) and implements ``_known_horizon()`` (the horizon fixed so far, or
     ``None``); it is listed before ``OnlineLearner`` in the bases.
     """
