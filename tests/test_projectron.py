@@ -240,6 +240,27 @@ def test_dictionary_in_lockstep_with_support_set(cls, kw):
     np.testing.assert_allclose(L @ L.T, K, rtol=1e-10, atol=1e-13)
 
 
+@pytest.mark.parametrize("cls,kw", [(Projectron, {}), (ProjectronPP, {})])
+def test_vectorized_solves_through_growth_and_pickling(cls, kw):
+    """The core solves with L and with U = L^T (okl/_vtri.h), U kept beside the
+    dictionary's factor: U is L^T bit for bit after the buffers grew past 64 points
+    and after a pickle round trip, and the run follows the oracle throughout."""
+    X, y = xor_stream(400, 6, seed=21)
+    kernel = okl.Gaussian(1.5)
+    learner = cls(kernel=kernel, eta=0.4, **kw)
+    tr = learner.run(X, y)
+    ref = projectron_oracle(kernel, X, y, 0.4, "paper" if cls is ProjectronPP else "none")
+    check_against_oracle(learner, tr, ref, X, y, "paper" if cls is ProjectronPP else "none")
+    n = learner.support_set.size
+    assert n > 64 and ref["projected_updates"] >= 10
+    np.testing.assert_array_equal(learner._upper(), learner.dictionary.factor.T)
+    clone = pickle.loads(pickle.dumps(learner))
+    np.testing.assert_array_equal(clone._upper(), learner._upper())
+    more_X, more_y = xor_stream(300, 6, seed=22)
+    np.testing.assert_array_equal(clone.run(more_X, more_y).scores,
+                                  learner.run(more_X, more_y).scores)
+
+
 @pytest.mark.parametrize("cls,kw", [(Projectron, {}), (ProjectronPP, {}),
                                     (ProjectronPP, {"margin_update": "full"})])
 def test_pickle_resumes_mid_stream(cls, kw):

@@ -3,11 +3,18 @@
 *Bounded Kernel-Based Online Learning*, JMLR 10, 2009)."""
 
 from libc.math cimport sqrt, fmax, fmin
-from libc.stdlib cimport realloc, free
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy
 
 from scipy.linalg.cython_blas cimport ddot
 
 from okl._core cimport Learner, Row, GramCholesky, kernel_self
+
+import numpy as np
+
+cdef extern from "../_vtri.h" nogil:
+    void okl_trsv_lower(const double* L, int ld, int n, double* x)
+    void okl_trsv_upper(const double* U, int ld, int n, double* x)
 
 # what a margin error (0 < y f < 1) triggers
 cdef enum:
@@ -30,28 +37,74 @@ cdef class ProjectronCore(Learner):
     ever removed.  ``beta`` is scratch: first ``c = L^{-1} k_S(x_t)`` (which gives
     ``||delta_t||^2 = k(x_t, x_t) - ||c||^2`` and is what ``gram.add`` appends), then,
     for a projected step, ``d* = K_S^{-1} k_S(x_t) = L^{-T} c``.
+
+    The two triangular solves go through ``okl/_vtri.h`` (column sweeps that
+    vectorize) rather than BLAS ``dtrsv``; for the ``L^T`` solve the core keeps
+    ``U = L^T`` column-major beside the dictionary's ``L`` (appending a point writes
+    row ``n`` of ``L`` and column ``n`` of ``U``: the same numbers).
     """
     cdef double eta
     cdef int margin
     cdef GramCholesky gram
     cdef double* beta
     cdef int beta_size
+    cdef double* U          # L^T, column-major, leading dimension u_cap
+    cdef int u_cap
     cdef long long n_projected, n_added, n_margin
 
     def __cinit__(self, *args, **kwargs):
         self.beta = NULL
         self.beta_size = 0
+        self.U = NULL
+        self.u_cap = 0
         self.n_projected = 0
         self.n_added = 0
         self.n_margin = 0
 
     def __dealloc__(self):
         free(self.beta)
+        free(self.U)
+
+    cdef int _reserve_U(self, int need, int n) noexcept nogil:
+        """Room for ``need`` points in ``U`` (doubling), keeping its first ``n`` columns;
+        0, or -1 if out of memory."""
+        cdef int cap = self.u_cap if self.u_cap > 0 else 64, j
+        cdef double* V
+        if need <= self.u_cap:
+            return 0
+        while cap < need:
+            cap *= 2
+        V = <double*> malloc(<size_t> cap * cap * sizeof(double))
+        if V == NULL:
+            return -1
+        for j in range(n):
+            memcpy(V + <Py_ssize_t> j * cap, self.U + <Py_ssize_t> j * self.u_cap,
+                   (j + 1) * sizeof(double))
+        free(self.U)
+        self.U = V
+        self.u_cap = cap
+        return 0
+
+    cdef int _sync_U(self) noexcept nogil:
+        """``U = L^T`` from the dictionary's factor (after a restore). 0 or -1."""
+        cdef int n = self.gram.n, i, j, ld = self.gram.capacity
+        free(self.U)
+        self.U = NULL
+        self.u_cap = 0
+        if self._reserve_U(n if n > 0 else 1, 0) != 0:
+            return -1
+        for j in range(n):
+            for i in range(j + 1):
+                self.U[i + <Py_ssize_t> j * self.u_cap] = self.gram.M[j + <Py_ssize_t> i * ld]
+        return 0
 
     def _projectron_setup(self, double eta, int margin):
         self.eta = eta
         self.margin = margin
         self.gram = GramCholesky(64, True)
+        free(self.U)
+        self.U = NULL
+        self.u_cap = 0
         self.n_projected = 0
         self.n_added = 0
         self.n_margin = 0
@@ -81,7 +134,10 @@ cdef class ProjectronCore(Learner):
             self.beta_size = 2 * n
         kxx[0] = kernel_self(&self.kp, x)
         if n > 0:
-            res = self.gram.residual(self.sv.krow, kxx[0], self.beta)
+            # c = L^{-1} k, as gram.residual computes it, by okl_trsv_lower
+            memcpy(self.beta, self.sv.krow, n * sizeof(double))
+            okl_trsv_lower(self.gram.M, self.gram.capacity, n, self.beta)
+            res = fmax(kxx[0] - ddot(&n, self.beta, &INC1, self.beta, &INC1), 0.0)
         else:
             res = fmax(kxx[0], 0.0)
         if res <= ALD_TOL * kxx[0]:
@@ -92,12 +148,16 @@ cdef class ProjectronCore(Learner):
         """The Projectron step: project if ``||delta_t|| <= eta``, else add ``x_t``."""
         cdef int i
         cdef double* a = self.sv.alpha
+        cdef int n = self.sv.n
         if sqrt(res) <= self.eta:
-            if self.sv.n > 0:
-                self.gram.to_beta(self.beta)        # c -> d* = K^{-1} k
-            for i in range(self.sv.n):
+            if n > 0:                               # c -> d* = K^{-1} k = L^{-T} c
+                okl_trsv_upper(self.U, self.u_cap, n, self.beta)
+            for i in range(n):
                 a[i] += y * self.beta[i]
             self.n_projected += 1
+            return
+        if self._reserve_U(n + 1, n) != 0:
+            self.error = 1
             return
         # gram.add copies the kernel row before sv.add may move it
         if self.gram.add(self.sv.krow, kxx, self.beta, res) < 0:
@@ -107,6 +167,9 @@ cdef class ProjectronCore(Learner):
             self.gram.remove(self.gram.n - 1)     # keep the two in lockstep
             self.error = 1
             return
+        # column n of U = row n of L: [c, sqrt(res)]
+        memcpy(self.U + <Py_ssize_t> n * self.u_cap, self.beta, n * sizeof(double))
+        self.U[n + <Py_ssize_t> n * self.u_cap] = self.gram.M[n + <Py_ssize_t> n * self.gram.capacity]
         self.n_added += 1
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
@@ -138,7 +201,7 @@ cdef class ProjectronCore(Learner):
         pk2 = ddot(&n, self.beta, &INC1, self.beta, &INC1)    # ||P k(x, .)||^2 = ||c||^2
         if not pk2 > 0.0:
             return
-        self.gram.to_beta(self.beta)
+        okl_trsv_upper(self.U, self.u_cap, n, self.beta)       # d* = L^{-T} c
         tau = fmin(fmin(loss / pk2, 2.0 * (loss - delta / self.eta) / pk2), 1.0)
         a = self.sv.alpha
         for i in range(n):
@@ -159,9 +222,21 @@ cdef class ProjectronCore(Learner):
 
     def _projectron_restore(self, state):
         self.gram = state["gram"]
+        if self._sync_U() != 0:
+            raise MemoryError("cannot restore the Projectron's factor")
         self.n_projected = state["n_projected"]
         self.n_added = state["n_added"]
         self.n_margin = state["n_margin"]
+
+    def _upper(self):
+        """A copy of the kept ``U = L^T`` (for tests: it must equal ``dictionary.factor.T``)."""
+        cdef int n = self.gram.n, i, j
+        out = np.zeros((n, n))
+        cdef double[:, ::1] o = out
+        for j in range(n):
+            for i in range(j + 1):
+                o[i, j] = self.U[i + <Py_ssize_t> j * self.u_cap]
+        return out
 
     @property
     def dictionary(self):
