@@ -16,12 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-# argument parsing lives below both this module and okl.experiments (no import circle);
-# the old private names stay importable from here
-from okl.experiments.args import KERNELS, SYNTHETIC  # noqa: F401
+# argument parsing lives below both this module and okl.experiments (no import circle)
+from okl.experiments.args import KERNELS, SYNTHETIC
 from okl.experiments.args import add_data_arguments as _add_data_arguments
 from okl.experiments.args import assignments as _assignments
-from okl.experiments.args import literal as _literal  # noqa: F401
 from okl.experiments.args import stream as _stream
 
 
