@@ -208,3 +208,41 @@ def test_resume_after_a_kill_gives_the_uninterrupted_rows(uninterrupted, tmp_pat
     keys = [(r["learner"], r["params"], r["permutation"]) for r in runs]
     assert len(keys) == len(set(keys)) == total       # none twice, none missing
     assert done_before <= total
+
+
+def test_dask_gives_the_rows_of_one_process(no_data, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    kw = dict(quick=True, datasets=["magic04"], n_rounds=300, timing=False, verbose=False)
+    local = pomdr.pomdr_table2(tmp_path / "local", **kw)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = pomdr.pomdr_table2(tmp_path / "dask", scheduler=client, **kw)
+    assert remote["rows"] == local["rows"]
+    for name in OUTPUTS:
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+
+
+# ---------------------------------------------------------------- the command line
+def test_cli_options_reach_the_tables_and_are_refused_elsewhere(no_data, tmp_path, capsys):
+    from okl.cli import main
+
+    out = tmp_path / "out"
+    assert main(["reproduce", "pomdr-table2", "--quick", "--datasets", "mushrooms",
+                 "--learners", "POMDR", "--permutations", "1", "--rounds", "200",
+                 "--no-progress", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    learners = [line.split()[0] for line in printed.splitlines() if line.startswith("  ")
+                and not line.lstrip()[0].isdigit()]
+    assert "mushrooms [STAND-IN" in printed and learners == ["learner", "POMDR"]
+    rows = _csv(out / "pomdr_table2.csv")
+    assert [(r["dataset"], r["learner"], r["n_rounds"]) for r in rows] == \
+        [("mushrooms", "POMDR", "200")]
+    assert main(["reproduce", "norma-fig2", "--quick", "--datasets", "x",
+                 "--out", str(tmp_path / "n")]) == 2
+    assert "does not take datasets" in capsys.readouterr().err
+    assert main(["reproduce", "--quick", "--jobs", "2", "--out", str(tmp_path / "q")]) == 2
+    assert "need a NAME" in capsys.readouterr().err
+    assert main(["reproduce", "pomdr-table2", "--quick", "--datasets", "cifar",
+                 "--out", str(tmp_path / "c")]) == 2
+    assert "unknown datasets" in capsys.readouterr().err
