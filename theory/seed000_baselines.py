@@ -5,11 +5,11 @@ Kernel Learning* (AAAI 2023, seed 000): SkeGD (Zhang & Liao, ICML 2019) and B(AO
 Seed 000, Table 1 ("Regret bound and computational complexity of online kernel learning
 algorithms in the regime of the Hinge loss.  :math:`B \le T` is the size of budget"):
 
-==========  =====================================  ==========================================
-SkeGD       :math:`O(\sqrt{TB})`                    :math:`O(dB\,\mathrm{poly}(\ln T))`
-B(AO)2KS    :math:`O((\mathcal A_T T\ln T)^{1/4})`  :math:`O(d\sqrt{\mathcal A_T T\ln T})`
-POMDR       :math:`O(\sqrt{\mathcal A_T} + \sqrt{T\mathcal A_T}/\sqrt B)`  :math:`O(dB)`
-==========  =====================================  ==========================================
+* SkeGD: regret :math:`O(\sqrt{TB})`, complexity :math:`O(dB\,\mathrm{poly}(\ln T))`;
+* B(AO)2KS: regret :math:`O((\mathcal A_T T\ln T)^{1/4})`, complexity
+  :math:`O(d\sqrt{\mathcal A_T T\ln T})`;
+* POMDR (budgeted): regret :math:`O(\sqrt{\mathcal A_T} + \sqrt{T\mathcal A_T}/\sqrt B)`,
+  complexity :math:`O(dB)`;
 
 and, in "Comparison with Previous Results": B(AO)2KS's bound holds "with high
 probability"; with polynomially decaying eigenvalues and :math:`B = \sqrt{T\mathcal A_T}`
