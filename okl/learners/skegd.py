@@ -157,8 +157,8 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
     ``r = min(s_m, rank)``): ``phi . phi'`` and the scores are the R code's without its
     ``s_p``-wide vectors.  ``Qx`` needs only a square root of ``S`` (``R R^T = U_S Sigma_S
     U_S^T``): the untruncated map takes a pivoted Cholesky factor (LAPACK ``dpstrf``; the
-    R code's full ``svd(S)`` costs ~30 times more), the truncated ones the ``k`` top
-    eigenpairs (``dsyevr``); ``ginv(M)`` and ``Qx``'s SVD are ``dgesdd`` as R's ``svd``.
+    R code's full ``svd(S)`` costs two orders of magnitude more at ``s_p = 300``), the
+    truncated ones the ``k`` top eigenpairs (``dsyevr``, about 3 times cheaper than the SVD); ``ginv(M)`` and ``Qx``'s SVD are ``dgesdd`` as R's ``svd``.
     All at the switch and the refreshes only.
 
     ``Trace.budget`` is ``|SV|`` (``B``, then one more per sketch update);
