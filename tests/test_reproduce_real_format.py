@@ -73,3 +73,27 @@ def test_ahpatron_table2_and_table3_on_real_rows(fixture_data, tmp_path):
     s3 = ahpatron.ahpatron_table3(tmp_path / "t3", datasets=["a9a"], n_permutations=2,
                                   verbose=False)
     assert s3["datasets"]["a9a"]["source"] == "file"
+
+
+def test_selection_time_on_real_rows(fixture_data, tmp_path):
+    from okl.experiments import selection
+
+    s = selection.selection_time(tmp_path / "out", datasets=["Adv-a9a"], n_permutations=2,
+                                 learners=["BOGD", "LKMBooks", "BATBooks"], verbose=False)
+    info = s["datasets"]["Adv-a9a"]
+    assert info["source"] == "file" and info["n_rounds"] == 100       # LIBSVM a9a.t rows
+    assert info["adversarial"] == 2.0 ** -3 and "a9a.t" in info["steps"][0]
+    rows = _rows(s)
+    assert {rows["Adv-a9a", n]["status"] for n in ("BOGD", "LKMBooks", "BATBooks")} == {"ok"}
+    assert rows["Adv-a9a", "BOGD"]["okl"] < 0.40
+
+
+def test_norma_fig3_on_real_usps_rows(fixture_data, tmp_path):
+    from okl.experiments import norma
+
+    s = norma.norma_fig3(tmp_path / "out", quick=True)
+    assert s["dataset"] == "usps" and s["held_out"] == "usps.t"
+    assert s["image_shape"] == [16, 16] and s["sigma"] == pytest.approx(8.0)
+    assert s["n_train"] == 20 and s["n_test"] == 10         # the fixture's real digits
+    assert any("[-1, 1]" in step for step in s["steps"])
+    assert 0 < s["alert_fraction"] < 0.2
