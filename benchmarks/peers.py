@@ -32,6 +32,8 @@ interleaved call by call so that a change of load hits all of them alike):
    SUSY's 18 features), Gaussian sigma = 4; FOGD at D = B, NORMA with its window
    tau = B.  A learner whose 2*10^4-row probe projects past ``--max-seconds`` is
    timed on the first rows that fit in it (the "rows" column says how many).
+4. NOGD at B = 1000 chunk by chunk along that stream: examples/s, the share of rounds
+   that updated, and the form in which the core keeps its linear model.
 
 Hyperparameters follow LIBOKL's defaults where the algorithms share them
 (``eta = 0.5``; BOGD ``lambda = 0.001``); mistake rates are printed so that a
@@ -494,6 +496,29 @@ def scale_table(T, budgets, max_seconds, probe, k):
     return results
 
 
+def nogd_curve(T, B, chunks):
+    """Table 4: NOGD's examples/s chunk by chunk along one stream (``run`` per chunk: the
+    learner's state carries over), with the share of rounds that updated and the form
+    its core keeps the linear model in (w, or beta = M^T w) after each chunk."""
+    X, y = dense_stream(T)
+    learner = okl.NOGD(okl.Gaussian(4.0), B=B)
+    step = T // chunks
+    print(f"4. NOGD B = {B}, k = {learner.k_}: examples/s per chunk of {step:,} rows of table "
+          "3's stream (one learner, run chunk after chunk)")
+    lines = []
+    updates = 0
+    for i in range(chunks):
+        seconds, trace = timed(lambda: learner.run(X[i * step:(i + 1) * step],
+                                                   y[i * step:(i + 1) * step]))
+        done = learner._extras()["n_updates"]
+        form = ("beta" if learner.keeps_coefficients else "w") if learner.is_switched else "stage 1"
+        lines.append((f"{i * step:,}-{(i + 1) * step:,}", f"{step / seconds:,.0f}",
+                      f"{(done - updates) / step:.3f}", form))
+        updates = done
+    table(("rows", "ex/s", "updated", "kept as"), lines, (22, 10, 8, 8))
+    print()
+
+
 # ----------------------------------------------------------------------------
 
 def build_parser():
@@ -531,6 +556,7 @@ def main(args) -> int:
         T = args.scale_rows or (20_000 if args.quick else 1_000_000)
         scale_table(T, (100, 1000), args.max_seconds, min(20_000, T),
                     args.scale_repeat or (1 if args.quick else 2))
+        nogd_curve(T, 1000, 10)
     print(f"total {time.perf_counter() - start:.1f} s")
     return 0
 
