@@ -102,7 +102,7 @@ LEARNERS = [
     lambda: okl.SkeGD(kernel=okl.Gaussian(1.0), B=20, s_p=12, s_m=5, k=3, eta=0.3, cycle=25,
                       T=600, seed=3),
     lambda: okl.SkeGD(kernel=okl.Gaussian(2.0), B=16, s_p=10, s_m=4, k=3, hash="uniform",
-                      truncate_initial=True, T=600, seed=4),
+                      truncate_initial=True, eta=0.5, T=600, seed=4),
     lambda: okl.BAO2KS(kernel=okl.Gaussian(1.0), B=15, lam=0.3, M=4, U=3.0, T=600, seed=5),
     lambda: okl.LKMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(2.0)], B=20, T=600, seed=1),
     lambda: okl.LKMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(1.0), okl.Gaussian(4.0)],
