@@ -369,6 +369,29 @@ cdef int _scan_csr(const double* data, const int* indices, const index_t* indptr
     return code
 
 
+def _narrow_indices(a, long long bound):
+    """``(int32 copy, -1)`` of an int64 index array whose values are in ``[0, bound)``,
+    or ``(None, k)`` with ``k`` the first stored value outside: one pass (range check
+    and narrowing together), without the GIL for large arrays."""
+    if not _is_c_int(a, cnp.NPY_INT64):
+        raise TypeError("a C-contiguous int64 array is required")
+    cdef Py_ssize_t n = cnp.PyArray_DIM(<cnp.ndarray> a, 0), i, bad = -1
+    out = np.empty(n, dtype=np.int32)
+    cdef const long long* src = <const long long*> cnp.PyArray_DATA(<cnp.ndarray> a)
+    cdef int* dst = <int*> cnp.PyArray_DATA(<cnp.ndarray> out)
+    cdef long long v
+    with nogil:
+        for i in range(n):
+            v = src[i]
+            if v < 0 or v >= bound:
+                bad = i
+                break
+            dst[i] = <int> v
+    if bad >= 0:
+        return None, bad
+    return out, -1
+
+
 def _csr_scan(data, indices, indptr, Py_ssize_t T, int d):
     """``(code, row)`` of ``_scan_csr`` for a CSR triple: float64 ``data``, int32
     ``indices`` and int32 or int64 ``indptr`` (C-contiguous; checked here).  The GIL

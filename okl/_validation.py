@@ -49,9 +49,16 @@ def _index_array(a, name, *, bound=None):
         return a
     if a.dtype.kind not in "iu":
         raise ValueError(f"{name} has non-integer CSR indices (dtype {a.dtype})")
-    if bound is not None and a.size and (a.min() < 0 or a.max() >= bound):
-        bad = int(np.flatnonzero((a < 0) | (a >= bound))[0])
-        raise ValueError(f"{name} has a column index outside [0, {bound}) (stored value {bad})")
+    if bound is not None:
+        if not (a.dtype == np.int64 and a.flags.c_contiguous):
+            if a.size and a.max() > np.iinfo(np.int64).max:      # huge uint64 values
+                raise ValueError(f"{name} has a column index outside [0, {bound})")
+            a = np.ascontiguousarray(a, dtype=np.int64)
+        out, bad = _core._narrow_indices(a, bound)
+        if out is None:
+            raise ValueError(f"{name} has a column index outside [0, {bound}) "
+                             f"(stored value {bad})")
+        return out
     return np.ascontiguousarray(a, dtype=np.int32)
 
 
