@@ -562,6 +562,31 @@ def _row_stream(x, int d):
     return _row_stream_c(x, d)
 
 
+cdef object _float_vector(object seq, int d):
+    """A list or tuple of Python floats and ints as a new float64 vector, or ``None``
+    (another item type, a nested sequence, a bool, the wrong length: the general path
+    converts it or says what is wrong).  One pass, no intermediate object array."""
+    cdef Py_ssize_t n = len(seq), i
+    cdef object item
+    cdef double* p
+    if n == 0 or (d >= 0 and n != d):
+        return None
+    out = np.empty(n)
+    p = <double*> cnp.PyArray_DATA(<cnp.ndarray> out)
+    for i in range(n):
+        item = seq[i]
+        if isinstance(item, float):        # float and numpy.float64
+            p[i] = <double> item
+        elif type(item) is int:
+            try:
+                p[i] = <double> item
+            except OverflowError:
+                return None
+        else:
+            return None
+    return out
+
+
 cdef Stream _row_stream_c(object x, int d):
     """A 1-row ``Stream`` over one example without copying it, or ``None``.
 
@@ -579,6 +604,10 @@ cdef Stream _row_stream_c(object x, int d):
     cdef long long a0, a1
     cdef const double* dp
     cdef const int* ip
+    if type(x) is list or type(x) is tuple:
+        x = _float_vector(x, d)
+        if x is None:
+            return None
     if isinstance(x, np.ndarray):
         a = <cnp.ndarray> x
         ndim = cnp.PyArray_NDIM(a)

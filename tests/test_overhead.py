@@ -223,10 +223,11 @@ def test_the_fast_path_skips_the_python_checks_once_the_learner_has_its_width(mo
     for t in range(1, 30):
         learner.learn_one(X[t], float(y[t]))
         learner.learn_one(_csr32(X[t:t + 1]), np.float64(y[t]))
+        learner.learn_one(X[t].tolist(), y[t])             # a list of floats: one pass
         learner.predict_one(X[t])
-    assert learner.n_rounds == 59
+    assert learner.n_rounds == 88
     with pytest.raises(AssertionError, match="general path"):
-        learner.learn_one(X[0].tolist(), 1.0)              # a list needs converting
+        learner.learn_one(X[0].astype(np.float32), 1.0)    # float32 needs converting
     with pytest.raises(AssertionError, match="general path"):
         learner.learn_one(X[0], 0.0)                       # a bad label: explained there
 
