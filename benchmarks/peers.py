@@ -478,8 +478,8 @@ def scale_table(T, budgets, max_seconds, probe, k):
             try:
                 n = min(probe, T)
                 seconds, _ = timed(lambda: make(B).run(X[:n], y[:n]))
-                if seconds * T / n > max_seconds:
-                    n = max(n, min(T, int(n * max_seconds / seconds)))
+                # the whole stream if the probe's rate says it fits in max_seconds
+                n = T if seconds * T / n <= max_seconds else max(n, int(n * max_seconds / seconds))
                 best = math.inf
                 for _ in range(k):
                     learner = make(B)
