@@ -60,7 +60,13 @@ def test_paper_constants():
         assert table["Ahpatron"][2] == budgets[ds]
     assert set(exp.PAPER_TABLE3) == set(exp.PAPER_DATASETS)
     assert exp.AHPATRON_EPS == (0.5, 0.6, 0.7, 0.8, 0.9)
-    assert exp.PROJECTRON_ETA == (0.9,) and exp.PROJECTRON_ETA_TEXT == (0.1, 0.9)
+    assert exp.PROJECTRON_ETA == {"phishing": 0.1, "SUSY": 0.1, "ijcnn1": 0.1, "cod-rna": 0.1,
+                                  "w8a": 0.9, "a9a": 0.9}
+    assert exp.PROJECTRON_ETA_TEXT == (0.1, 0.9)
+    assert exp.learner_grid("Projectron", 100, dataset="a9a") == [{"eta": 0.9}]
+    assert exp.learner_grid("Projectron++", 100, dataset="ijcnn1") == [{"eta": 0.1}]
+    with pytest.raises(ValueError, match="eta"):
+        exp.learner_grid("Projectron", 100)
     assert exp.NOT_IMPLEMENTED == ()             # POMDR runs now
     T = 10_000
     steps = [p["eta"] for p in exp.learner_grid("BOGD++", T)]
@@ -133,7 +139,7 @@ def test_quick_table2_files_and_rows(quick2):
         assert int(mine["Ahpatron"]["budget"]) == B        # the budget is reached and kept
         assert int(mine["FOGD"]["budget"]) == exp.FOGD_FEATURES[ds]
         assert float(mine["Ahpatron"]["eps"]) in exp.AHPATRON_EPS
-        assert mine["Projectron"]["params"] == "eta=0.9"
+        assert mine["Projectron"]["params"] == f"eta={exp.PROJECTRON_ETA[ds]:g}"
         assert float(mine["AVP"]["eps"]) == float(mine["Ahpatron"]["eps"])
         assert int(mine["AVP"]["budget"]) > B             # AVP keeps every update
 
@@ -243,6 +249,7 @@ def test_quick_table2_direct_runs(quick2):
                     learner = okl.POMDR(k, B=info["B"], B0=round(10 * math.log(T)), U=25.0,
                                         M=15, zeta=0.5, ald_scale=1.0, c=0.1)
                 else:
-                    learner = okl.ProjectronPP(k, eta=0.9, margin_update="full")
+                    learner = okl.ProjectronPP(k, eta=exp.PROJECTRON_ETA[ds],
+                                               margin_update="full")
                 amr.append(learner.run(Xp, yp).mistake_rate)
             assert rows[ds, name]["okl"] == pytest.approx(np.mean(amr), abs=1e-15), (ds, name)

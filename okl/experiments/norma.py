@@ -239,10 +239,11 @@ def norma_fig3(out_dir, quick: bool = False, seed: int = 0) -> dict:
 
     Data: USPS (16x16 digits, features in [-1, 1]) through
     ``okl.datasets.paper_data("usps", "norma")`` when it is in ``$OKL_DATA``, as in the
-    paper (the preparation steps are in the summary's ``steps``): one pass over the 7291 training digits in the
-    published order, the 2007 digits of ``usps.t`` held out (without ``usps.t``,
-    2007 digits drawn with ``seed`` from the training file; see ``_usps``).  ``seed`` does not change the
-    USPS stream, and ``quick`` does not shorten it (one pass takes about a second).
+    paper (the preparation steps are in the summary's ``steps``): one pass over the 7291
+    training digits in the published order, the 2007 digits of ``usps.t`` held out
+    (without ``usps.t``, 2007 digits drawn with ``seed`` from the training file; see
+    ``_usps``).  ``seed`` does not change the USPS stream, and ``quick`` does not shorten
+    it (one pass takes about a second).
     Otherwise scikit-learn's bundled 8x8 digits (1797 images, scaled to [-1, 1])
     stand in: 80 % is the stream (order shuffled by ``seed``), 20 % is held out
     (``quick``: the first 1000 / 200 of them).  The summary's ``dataset`` and the
