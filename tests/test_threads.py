@@ -351,3 +351,25 @@ def test_locks_do_not_survive_pickling_or_copying():
     assert clone.lock is not learner.lock and copy.deepcopy(learner).lock is not learner.lock
     with learner.lock:        # a held lock does not block copying another learner
         assert pickle.loads(pickle.dumps(clone)).n_rounds == 50
+
+
+def test_typed_state_read_from_another_thread_waits_for_the_round_loop():
+    """Reading a typed core's buffers (KernelAWV's dual coefficients, a Hedge's
+    probabilities) holds the learner's lock, so it never reads a buffer that a round
+    loop in another thread is growing: the read sees the state before or after a call."""
+    X, y = xor_stream(1200, 3, seed=4)
+    learner = okl.KernelAWV(kernel=okl.Gaussian(1.0), lam=1.0)
+    seen, stop = [], threading.Event()
+
+    def reader():
+        while not stop.is_set():
+            seen.append(len(learner.dual_coef))
+
+    t = threading.Thread(target=reader)
+    t.start()
+    for chunk in np.array_split(np.arange(1200), 12):
+        learner.partial_fit(X[chunk], X[chunk, 0])
+    stop.set()
+    t.join()
+    assert set(seen) <= {0} | {100 * k for k in range(1, 13)}, sorted(set(seen))
+    assert isinstance(type(learner).__dict__["dual_coef"], property)

@@ -183,7 +183,30 @@ def serialized(cls):
                         None if attr.fset is None else _locked(attr.fset),
                         None if attr.fdel is None else _locked(attr.fdel),
                         attr.__doc__))
+            elif isinstance(attr, types.GetSetDescriptorType) and name not in _ATOMIC:
+                setattr(cls, name, _locked_getset(attr))
     return cls
+
+
+#: typed cores' properties that read one C scalar or reference (safe at any time, and
+#: read on every call): not wrapped
+_ATOMIC = frozenset({"n_rounds", "n_features", "is_classifier", "support_set"})
+
+
+def _locked_getset(desc):
+    """A property reading (and, where the core allows it, writing) the typed core's
+    attribute ``desc`` under the learner's lock: these copy typed buffers that a
+    round loop in another thread may be reallocating."""
+    def fget(self):
+        with self._okl_lock:
+            return desc.__get__(self, type(self))
+
+    def fset(self, value):
+        with self._okl_lock:
+            desc.__set__(self, value)
+
+    fget._okl_locked = fset._okl_locked = True
+    return property(fget, fset, None, desc.__doc__)
 
 
 class Serialized:
