@@ -4,12 +4,12 @@ Learning*, ICML 2019) as the authors' R code ``SkeGD.R`` runs it: kernel OGD on 
 ``B`` support vectors, then OGD on a sketched explicit feature map rebuilt every ``cycle``
 margin errors.  See ``okl/learners/skegd.py`` for the algorithm and the sources."""
 
-from libc.math cimport sqrt, floor, floorl
+from libc.math cimport sqrt, floor, floorl, fabs
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy
 
 from scipy.linalg.cython_blas cimport ddot, dgemv, dgemm, daxpy, dscal
-from scipy.linalg.cython_lapack cimport dgesdd
+from scipy.linalg.cython_lapack cimport dgesdd, dpstrf, dsyevr
 
 from okl._core cimport Learner, Row, SupportSet, kernel_self
 
@@ -53,6 +53,50 @@ cdef int svd_thin(int m, int n, double* A, double* s, double* U, double* VT) noe
     free(work)
     free(iwork)
     return 0 if info == 0 else -1
+
+
+cdef int sqrt_factor(int n, double* A, double* R, int* piv, double* work) noexcept nogil:
+    """A square root of the PSD ``A`` (n x n, column-major, destroyed): ``A = R R^T``, ``R``
+    (n x rank) by pivoted Cholesky (LAPACK ``dpstrf``, its default tolerance: pivots
+    below ``n eps max(diag)`` end the factorization).  Returns the rank, or -1."""
+    cdef int rank = 0, info = 0, i, j
+    cdef double tol = -1.0
+    dpstrf(b"L", &n, A, &n, piv, &rank, &tol, work, &info)
+    if info < 0:
+        return -1
+    for j in range(rank):                        # R = P L: row piv[i] - 1 of R = row i of L
+        for i in range(n):
+            R[piv[i] - 1 + j * n] = A[i + j * n] if i >= j else 0.0
+    return rank
+
+
+cdef int top_eigen(int n, int k, double* A, double* w, double* Z) noexcept nogil:
+    """The ``k`` largest eigenpairs of the symmetric ``A`` (LAPACK ``dsyevr``, ``A``
+    destroyed): ``w`` ascending, ``Z`` (n x k) the eigenvectors.  0 or -1."""
+    cdef int il = n - k + 1, iu = n, m = 0, info = 0, lwork = -1, liwork = -1, iwq = 0
+    cdef double vl = 0.0, vu = 0.0, abstol = 0.0, wq = 0.0
+    cdef int* isuppz = <int*> malloc(2 * (k if k > 0 else 1) * sizeof(int))
+    cdef int* iwork
+    cdef double* work
+    if isuppz == NULL:
+        return -1
+    dsyevr(b"V", b"I", b"L", &n, A, &n, &vl, &vu, &il, &iu, &abstol, &m, w, Z, &n, isuppz,
+           &wq, &lwork, &iwq, &liwork, &info)
+    lwork = <int> wq + 1
+    liwork = iwq + 1
+    work = <double*> malloc(lwork * sizeof(double))
+    iwork = <int*> malloc(liwork * sizeof(int))
+    if work == NULL or iwork == NULL or info != 0:
+        free(work)
+        free(iwork)
+        free(isuppz)
+        return -1
+    dsyevr(b"V", b"I", b"L", &n, A, &n, &vl, &vu, &il, &iu, &abstol, &m, w, Z, &n, isuppz,
+           work, &lwork, iwork, &liwork, &info)
+    free(work)
+    free(iwork)
+    free(isuppz)
+    return 0 if (info == 0 and m == k) else -1
 
 
 cdef class SkeGDCore(Learner):
@@ -330,7 +374,8 @@ cdef class SkeGDCore(Learner):
         cdef int rq = sm if sm < keep else keep
         cdef size_t total = (3 * <size_t> sp * sp + sp + <size_t> sp * sm + q + <size_t> sp * q
                              + <size_t> q * sm + <size_t> q * sp + <size_t> sm * sp
-                             + <size_t> sm * keep + rq + <size_t> sm * rq + <size_t> rq * keep)
+                             + <size_t> sm * keep + rq + <size_t> sm * rq + <size_t> rq * keep
+                             + 2 * <size_t> sp)
         cdef double* ws = <double*> malloc(total * sizeof(double))
         cdef int ok
         if ws == NULL:
@@ -341,7 +386,8 @@ cdef class SkeGDCore(Learner):
 
     cdef int _build_map_in(self, int keep, const double* kb, double f, double* ws) noexcept nogil:
         cdef int sp = self.s_p, sm = self.s_m, q = sm if sm < sp else sp
-        cdef int i, j, npos = 0, rq = sm if sm < keep else keep
+        cdef int i, j, npos = 0, rq, cols
+        cdef int rmax = sm if sm < keep else keep
         cdef double tol, n2
         cdef double* A = ws
         cdef double* US = A + <size_t> sp * sp
@@ -355,12 +401,9 @@ cdef class SkeGDCore(Learner):
         cdef double* G = H + <size_t> q * sp
         cdef double* Qx = G + <size_t> sm * sp
         cdef double* sQ = Qx + <size_t> sm * keep
-        cdef double* UQ = sQ + rq
-        cdef double* VTQ = UQ + <size_t> sm * rq
-        # S = U_S diag(s_S) V_S^T
-        memcpy(A, self.Smat, <size_t> sp * sp * sizeof(double))
-        if svd_thin(sp, sp, A, sS, US, VTS) != 0:
-            return -1
+        cdef double* UQ = sQ + rmax
+        cdef double* VTQ = UQ + <size_t> sm * rmax
+        cdef double* W2 = VTQ + <size_t> rmax * keep
         # ginv(M) = V_M[:, pos] diag(1/s_M[pos]) U_M[:, pos]^T  (MASS::ginv)
         memcpy(Am, self.Mmat, <size_t> sp * sm * sizeof(double))
         if svd_thin(sp, sm, Am, sM, UM, VTM) != 0:
@@ -379,14 +422,29 @@ cdef class SkeGDCore(Learner):
             dgemm(b"T", b"N", &sm, &sp, &npos, &ONE, VTM, &q, H, &q, &ZERO, G, &sm)
         else:
             memset(G, 0, <size_t> sm * sp * sizeof(double))
-        # Qx = (G U_S[:, :keep]) diag(sqrt(s_S[:keep]))
-        dgemm(b"N", b"N", &sm, &keep, &sp, &ONE, G, &sm, US, &sp, &ZERO, Qx, &sm)
-        for j in range(keep):
-            n2 = sqrt(sS[j])
-            for i in range(sm):
-                Qx[i + j * sm] = Qx[i + j * sm] * n2
+        # Qx = G R with R R^T = U_S Sigma_S U_S^T (the R code's svd(S)): all of S
+        # (pivoted Cholesky) for the untruncated map, its top-`keep` eigenpairs else
+        memcpy(A, self.Smat, <size_t> sp * sp * sizeof(double))
+        if keep >= sp:
+            cols = sqrt_factor(sp, A, US, <int*> sS, W2)
+            if cols < 0:
+                return -1
+        else:
+            if top_eigen(sp, keep, A, sS, US) != 0:
+                return -1
+            for j in range(keep):
+                n2 = sqrt(fabs(sS[j]))
+                for i in range(sp):
+                    US[i + j * sp] = US[i + j * sp] * n2
+            cols = keep
+        if cols > 0:
+            dgemm(b"N", b"N", &sm, &cols, &sp, &ONE, G, &sm, US, &sp, &ZERO, Qx, &sm)
+        rq = sm if sm < cols else cols
         # F = U_Q diag(s_Q)
-        if svd_thin(sm, keep, Qx, sQ, UQ, VTQ) != 0:
+        if rq == 0:
+            self.r = 0
+            return 0
+        if svd_thin(sm, cols, Qx, sQ, UQ, VTQ) != 0:
             return -1
         for j in range(rq):
             for i in range(sm):
