@@ -183,8 +183,8 @@ def plot_agreement(rows, *, metric: str = "AMR", percent: bool = True, stand_ins
     error bar (std over permutations); the paper's a hollow marker of the same colour
     with its error bar, just to the right (``x="learner"``: learners on the x axis) or at
     the paper's own ``paper_x`` value (e.g. ``x="budget"``, ``paper_x="paper_budget"``).
-    A row outside the agreement tolerance is drawn with a red edge; datasets in
-    ``stand_ins`` are titled as stand-ins.
+    A row outside the agreement tolerance is drawn with a red edge (not on the datasets
+    in ``stand_ins``, which are titled as stand-ins and not compared).
     """
     plt = _pyplot()
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
@@ -204,16 +204,20 @@ def plot_agreement(rows, *, metric: str = "AMR", percent: bool = True, stand_ins
                 xo, xp = i - 0.12, i + 0.12
             else:
                 xo, xp = r.get(x), r.get(paper_x) if paper_x else r.get(x)
-            edge = "red" if r.get("agrees") is False else c
+            flagged = r.get("agrees") is False and ds not in set(stand_ins)
+            edge = "red" if flagged else c
             if r.get("okl") is not None and xo is not None:
-                ax.errorbar(xo, scale * r["okl"], yerr=scale * (r.get("okl_std") or 0.0),
-                            fmt="o", color=c, mec=edge, capsize=3,
+                std = scale * (r.get("okl_std") or 0.0)
+                ax.errorbar(xo, scale * r["okl"], yerr=std or None, fmt="o", color=c,
+                            mec=edge, mew=1.5 if flagged else 1.0, capsize=3,
                             label=f"{r['learner']} (okl)")
             if r.get("paper") is not None and xp is not None:
-                ax.errorbar(xp, scale * r["paper"], yerr=scale * (r.get("paper_std") or 0.0),
-                            fmt="o", color=c, mfc="none", mec=c, capsize=3, ls="none",
+                std = scale * (r.get("paper_std") or 0.0)
+                ax.errorbar(xp, scale * r["paper"], yerr=std or None, fmt="o", color=c,
+                            mfc="none", mec=c, capsize=3, ls="none",
                             label=f"{r['learner']} (paper)")
         if x == "learner":
+            ax.set_xlim(-0.6, len(mine) - 0.4)
             ax.set_xticks(range(len(mine)))
             ax.set_xticklabels([r["learner"] for r in mine], rotation=45, ha="right",
                                fontsize=8)

@@ -613,9 +613,6 @@ class Table3(_Tables):
             grid += points
         return rows, grid
 
-    def figures(self, rows, datas, stem):
-        return []
-
 
 
 def _options(rep_kwargs, options):
