@@ -58,7 +58,8 @@ def test_check_estimator(make):
 
 def test_every_learner_class_is_checked():
     checked = {type(make()) for make in SKLEARN_CASES}
-    learners = {cls for cls in vars(okl).values()
+    exported = [getattr(okl, name) for name in okl.__all__]   # okl imports lazily
+    learners = {cls for cls in exported
                 if isinstance(cls, type) and issubclass(cls, okl.OnlineLearner)
                 and cls is not okl.OnlineLearner}
     missing = {cls for cls in learners if not any(issubclass(c, cls) for c in checked)}
