@@ -119,9 +119,16 @@ def test_budget_within_theorem1_polynomial(p):
         # At zeta = 1 (threshold 1/T^2) K_S reaches condition numbers ~1e10 on this
         # slowly decaying spectrum: residuals near the threshold are then decided by
         # round-off (learner and numpy oracle both ~1e-8 from a 50-digit computation,
-        # on opposite sides, from round 42 on), so only the bounds are checked.
+        # on opposite sides, from round 42 on), so only the bounds are checked, and
+        # |S_T| only within a wide band of the oracle's: the row norms rounded
+        # correctly, then moved by +-2 ulp at random, give |S_T| from 57 to 132 here
+        # (the oracle: 52; okl's four-lane norms, the closest to the correctly rounded
+        # ones: 148; NumPy's einsum norms: 69).
         k = int(tr.budget[-1])
-        assert abs(k - oracle.size) <= 0.5 * k
+        if zeta < 1:
+            assert abs(k - oracle.size) <= 0.5 * k
+        else:
+            assert oracle.size / 2 <= k <= 3 * oracle.size
         spec = ald_budget_spectral_bound(s.eigenvalues, ald_threshold(600, zeta, 1.0), 1.0)
         assert k <= spec <= theorem1_polynomial_bound(600, zeta, 1.0, s.R0, p)
 
