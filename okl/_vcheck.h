@@ -4,6 +4,8 @@
  * from the exponent bits (all ones for NaN and +-inf), tested in blocks whose
  * integer loop vectorizes; only a block that holds one is searched element by element.
  *
+ * okl_unsorted: whether a CSR row's column indices fail to increase strictly.
+ *
  * okl_row_norms: ||v||_2^2 and ||v||_1 of one row with four independent accumulators
  * (a fixed summation order, the same whatever the vector width, so the result does not
  * depend on the machine's clone).  The stream computes them on the fly for each row
@@ -41,6 +43,15 @@ static long long okl_first_nonfinite(const double *v, long long n)
         start = stop;
     }
     return -1;
+}
+
+/* 1 if idx[0..n) is not strictly increasing (unsorted or duplicate column indices). */
+static inline int okl_unsorted(const int *idx, long long n)
+{
+    int bad = 0;
+    for (long long k = 1; k < n; k++)
+        bad |= idx[k] <= idx[k - 1];
+    return bad;
 }
 
 static inline void okl_row_norms(const double *v, int n, double *sq, double *l1)
