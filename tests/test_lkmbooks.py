@@ -5,6 +5,7 @@ squared distances, multiplicative exponential weights, the sampling rule (5) dri
 ``np.random.default_rng(seed).random()`` -- the stream ``Learner.uniform()`` draws from.
 """
 import math
+import os
 import pickle
 
 import numpy as np
@@ -461,3 +462,90 @@ def test_theorem2_budget_over_seeds_and_the_printed_z_typo():
             assert np.sum(counts > bound) <= 2 * delta * runs
         else:
             assert mean > 2.1 * B and np.all(counts > bound)
+
+
+# -- the authors' R code (tests/fixtures/r/seed004_tables/LKMBooks-{c,r}.R) --------------
+
+R_FIX = os.path.join(os.path.dirname(__file__), "fixtures")
+R_SEED = 20240513
+
+
+@pytest.mark.parametrize("stream,name,kw", [
+    ("c", "r_lkmbooks_c.csv", dict(loss="hinge", B=25, lam=5.0 / math.sqrt(400))),
+    ("r", "r_lkmbooks_r.csv", dict(loss="absolute", B=45)),
+])
+def test_variant_r_reproduces_the_authors_r_code(stream, name, kw):
+    """``variant="r"`` against the authors' LKMBooks-c.R / LKMBooks-r.R on the same stream
+    and uniforms: the combined score, the 9 kernels' scores, p_{t+1}, |S| and the number
+    of draws, round for round; the mistakes exactly."""
+    S = np.loadtxt(os.path.join(R_FIX, f"r_stream_{stream}.csv"), delimiter=",")
+    X, y = np.ascontiguousarray(S[:, 1:]), S[:, 0]
+    R = np.genfromtxt(os.path.join(R_FIX, "r", "seed004_tables", name), delimiter=",",
+                      names=True)
+    T, K = len(y), 9
+    m = LKMBooks(variant="r", T=T, seed=R_SEED, **kw)
+    u = np.loadtxt(os.path.join(R_FIX, "r_uniforms.csv"))
+    np.testing.assert_array_equal(m._uniform_draws(len(u)), u)
+    m = LKMBooks(variant="r", T=T, seed=R_SEED, **kw)
+    f, fx, P, size, gmax = [], [], [], [], []
+    for t in range(T):
+        f.append(m.decision_function(X[t:t + 1])[0])
+        m.learn_one(X[t], y[t])
+        fx.append(m._lkm_last_values())
+        P.append(m.p_)
+        size.append(m._lkm_values()["n_added"])
+        gmax.append(m._lkm_values()["g_max"])
+    RP = np.column_stack([R[f"p{i}"] for i in range(1, K + 1)])
+    RF = np.column_stack([R[f"fx{i}"] for i in range(1, K + 1)])
+    np.testing.assert_allclose(f, R["f"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fx, RF, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(P, RP, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(gmax, R["g_max"], rtol=1e-10)
+    np.testing.assert_array_equal(size, R["k"])
+    v = m._lkm_values()
+    assert v["n_added"] == R["k"][-1] == kw["B"]          # the guard was reached
+    assert v["guard_blocked"] > 0
+    assert v["restarts"] == 0
+    tr = LKMBooks(variant="r", T=T, seed=R_SEED, **kw).run(X, y)
+    np.testing.assert_allclose(tr.scores, R["f"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(tr.budget, R["k"])
+    if stream == "c":
+        authors = np.where(tr.scores >= 0, 1.0, -1.0) != y
+        np.testing.assert_array_equal(authors, R["mistake"].astype(bool))
+        assert v["n_nonzero"] == R["draws"][-1]
+    else:
+        assert R["draws"][-1] == T
+        np.testing.assert_allclose(tr.losses, np.abs(R["f"] - y), rtol=1e-10, atol=1e-12)
+
+
+def test_variant_r_differs_from_the_default_and_switches_compose():
+    """variant="r" is z_form="printed" + l_m="running" (+ sampling="every_round" for
+    regression); explicit switches override the variant's defaults."""
+    S = np.loadtxt(os.path.join(R_FIX, "r_stream_r.csv"), delimiter=",")
+    X, y = np.ascontiguousarray(S[:, 1:]), S[:, 0]
+    kw = dict(loss="absolute", B=45, T=len(y), seed=R_SEED)
+    a = LKMBooks(variant="r", **kw).run(X, y).scores
+    b = LKMBooks(z_form="printed", l_m="running", sampling="every_round", **kw).run(X, y).scores
+    np.testing.assert_array_equal(a, b)
+    # with the absolute loss l' = 0 only at f = y: the two samplings coincide here
+    np.testing.assert_array_equal(a, LKMBooks(variant="r", sampling="gradient",
+                                              **kw).run(X, y).scores)
+    c = LKMBooks(variant="r", z_form="theorem2", **kw).run(X, y).scores
+    d = LKMBooks(**kw).run(X, y).scores
+    assert not np.array_equal(a, c) and not np.array_equal(a, d)
+    # every_round: a sampled round with l' = 0 stores x_t with the coefficient 0
+    y0 = np.zeros(20)
+    m = LKMBooks(variant="r", loss="absolute", B=5, T=20, seed=1)
+    m.run(X[:20], y0)
+    assert m._lkm_values()["n_added"] == 5 and m._lkm_values()["n_nonzero"] == 0
+    np.testing.assert_array_equal(m.coefficients, 0.0)
+    m = LKMBooks(loss="absolute", B=5, T=20, seed=1)
+    m.run(X[:20], y0)
+    assert m._lkm_values()["n_added"] == 0
+    assert LKMBooks(**kw).get_params()["variant"] == "okl"
+    with pytest.raises(ValueError, match="variant"):
+        LKMBooks(variant="R2", **kw)
+    with pytest.raises(ValueError, match="sampling"):
+        LKMBooks(sampling="always", **kw)
+    with pytest.raises(ValueError, match="l_m"):
+        LKMBooks(l_m="doubling", **kw)

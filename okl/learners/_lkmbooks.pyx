@@ -64,6 +64,9 @@ cdef class LKMBooksCore(Learner):
     cdef int max_size           # max_t |S_t|
     cdef bint shared            # one distance row for all kernels (False: K kernel rows)
     cdef double last_prob       # P[rho_t = 1] of the last round with a non-zero gradient
+    cdef bint running_norm      # the R code's normalizer: running max of max f - min f
+    cdef bint every_round       # the R regression code: a draw every round, z from t
+    cdef double g_max           # max{1, max_{s<t} (max_i f_{s,i} - min_j f_{s,j})}
 
     def __cinit__(self, *args, **kwargs):
         self.K = 0
@@ -91,7 +94,7 @@ cdef class LKMBooksCore(Learner):
     # -- configuration ------------------------------------------------------------
 
     def _lkm_setup(self, kernels, int loss_kind, double upsilon, double zfac,
-                   double l_m_fixed):
+                   double l_m_fixed, bint running_norm=False, bint every_round=False):
         cdef int i, K = len(kernels)
         free(self.kps)
         free(self.neg_gamma)
@@ -127,6 +130,9 @@ cdef class LKMBooksCore(Learner):
         self.n_nonzero = self.n_sampled = self.n_added = self.n_blocked = self.restarts = 0
         self.max_size = 0
         self.last_prob = 1.0
+        self.running_norm = running_norm
+        self.every_round = every_round
+        self.g_max = 1.0
 
     def _lkm_set_horizon(self, long long T, int B, double C, double lam, double eta):
         self.T = T
@@ -194,34 +200,47 @@ cdef class LKMBooksCore(Learner):
         cdef double lp = self.derivative(y, f)
         cdef double lo, hi, r, ref, prob, u
         cdef int i
-        if lp == 0.0:
+        if lp == 0.0 and not self.every_round and not self.running_norm:
             return      # grad = 0: rho_t = 0, c_t = 0 (p_{t+1} = p_t), E unchanged
-        # criterion (6) and the exponential-weights update of p_t
         lo = hi = self.fvals[0]
         for i in range(1, self.K):
             if self.fvals[i] < lo:
                 lo = self.fvals[i]
             if self.fvals[i] > hi:
                 hi = self.fvals[i]
-        r = fabs(lp) * (hi - lo)
-        if r > self.l_m_seen:
-            self.l_m_seen = r
-        if self.l_m_fixed <= 0.0 and r > self.scale:
-            # doubling trick: a new epoch with max{l_m, 1} doubled until it covers r
-            while self.scale < r:
-                self.scale *= 2.0
-            self.hedge.set_log_weights(self.hedge.logp0)
-            self.restarts += 1
-        ref = lo if lp > 0.0 else hi
-        for i in range(self.K):
-            self.crit[i] = lp * (self.fvals[i] - ref) / self.scale
-        self.hedge.update(self.crit)
-        # sampling rule (5), z_t of Theorem 2
-        prob = self.C / (self.zbase * pow(<double> (self.n_nonzero + 1), self.upsilon))
+        if lp != 0.0:
+            # criterion (6) and the exponential-weights update of p_t
+            r = fabs(lp) * (hi - lo)
+            if r > self.l_m_seen:
+                self.l_m_seen = r
+            if self.running_norm:
+                self.scale = self.g_max
+            elif self.l_m_fixed <= 0.0 and r > self.scale:
+                # doubling trick: a new epoch with max{l_m, 1} doubled until it covers r
+                while self.scale < r:
+                    self.scale *= 2.0
+                self.hedge.set_log_weights(self.hedge.logp0)
+                self.restarts += 1
+            ref = lo if lp > 0.0 else hi
+            for i in range(self.K):
+                self.crit[i] = lp * (self.fvals[i] - ref) / self.scale
+            self.hedge.update(self.crit)
+        if self.running_norm and hi - lo > self.g_max:
+            self.g_max = hi - lo    # the R code: after the round's criterion, every round
+        # sampling rule (5)
+        if self.every_round:
+            # the R regression code: a draw every round, z_t from the round index t
+            prob = self.C / (self.zbase * pow(<double> self.t, self.upsilon))
+        elif lp != 0.0:
+            # z_t of Theorem 2 from |E_t| + 1
+            prob = self.C / (self.zbase * pow(<double> (self.n_nonzero + 1), self.upsilon))
+        else:
+            return
         if prob > 1.0:
             prob = 1.0
-        self.last_prob = prob
-        self.n_nonzero += 1
+        if lp != 0.0:
+            self.last_prob = prob
+            self.n_nonzero += 1
         u = self.uniform()
         if u < prob:
             self.n_sampled += 1
@@ -229,6 +248,7 @@ cdef class LKMBooksCore(Learner):
                 self.n_blocked += 1     # hard guard: the budget is never exceeded
                 return
             # f_{t+1,i} = f_{t,i} - lambda l'/P[rho = 1] k_i(x_t, .): one shared coefficient
+            # (the R regression code adds x_t with the coefficient 0 when l' = 0)
             if self.sv.add(x, -self.lam * lp / prob, self.t) < 0:
                 self.error = 1
                 return
@@ -273,6 +293,7 @@ cdef class LKMBooksCore(Learner):
                 "n_added": self.n_added, "guard_blocked": self.n_blocked,
                 "restarts": self.restarts, "max_size": self.max_size,
                 "l_m_seen": self.l_m_seen, "scale": self.scale, "last_prob": self.last_prob,
+                "g_max": self.g_max,
                 "T": self.T, "B": self.B, "C": self.C, "lam": self.lam,
                 "eta": self.hedge.learning_rate, "hedge_updates": self.hedge.n_updates}
 
@@ -282,7 +303,7 @@ cdef class LKMBooksCore(Learner):
                 "n_added": self.n_added, "n_blocked": self.n_blocked,
                 "restarts": self.restarts, "max_size": self.max_size,
                 "last_prob": self.last_prob, "T": self.T, "B": self.B, "C": self.C,
-                "lam": self.lam, "shared": self.shared}
+                "lam": self.lam, "shared": self.shared, "g_max": self.g_max}
 
     def _lkm_restore(self, state):
         self.hedge = state["hedge"]
@@ -296,6 +317,7 @@ cdef class LKMBooksCore(Learner):
         self.max_size = state["max_size"]
         self.last_prob = state["last_prob"]
         self.shared = state["shared"]
+        self.g_max = state.get("g_max", 1.0)
         if state["T"] > 0:
             self._lkm_set_horizon(state["T"], state["B"], state["C"], state["lam"],
                                   self.hedge.learning_rate)

@@ -20,6 +20,8 @@ __all__ = ["LKMBooks", "paper_kernels"]
 
 _LOSSES = {name: LOSS_CODES[name] for name in ("hinge", "absolute")}
 _Z_FORMS = {"theorem2": None, "printed": None}
+_SAMPLINGS = {"gradient": None, "every_round": None}
+_VARIANTS = {"okl": None, "r": None}
 
 
 def _check_kernels(kernels):
@@ -99,14 +101,26 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
         use ``5 / sqrt(T)``: pass it.)
     C : float > 0 or None, default None
         The constant of (5); ``None`` is Theorem 2's ``C = B``.
-    l_m : float >= 0 or None, default None
-        ``l_m`` of (6).  ``None``: the doubling trick (the paper: "can be tuned by the
+    l_m : float >= 0, "running" or None, default None
+        ``l_m`` of (6).  ``None`` (``variant="okl"``): the doubling trick (the paper: "can be tuned by the
         doubling trick") -- ``max{l_m, 1}`` starts at 1; when a round's
         ``|l'| (max_i f_{t,i} - min_j f_{t,j})`` exceeds it, it is doubled until it
         covers it and the exponential weights restart from uniform (a new epoch;
         ``extras["restarts"]``).  A number: the fixed normalizer ``max{l_m, 1}``.
-    z_form : {"theorem2", "printed"}, default "theorem2"
-        ``z_t`` of (5); see Notes.
+        ``"running"``: the authors' R code's normalizer (``variant="r"``).
+    z_form : {"theorem2", "printed"} or None, default None
+        ``z_t`` of (5); see Notes.  ``None``: ``"theorem2"`` (``variant="okl"``) or
+        ``"printed"`` (``variant="r"``).
+    sampling : {"gradient", "every_round"} or None, default None
+        ``"gradient"``: step 5 above (a draw only on rounds with ``l' != 0``, ``z_t`` from
+        ``|E_t| + 1``).  ``"every_round"``: the authors' regression script (a draw every
+        round, ``z_t`` from the round index ``t``, and ``x_t`` joins ``S`` when sampled
+        even if ``l' = 0``, with the coefficient 0).  ``None``: ``"gradient"``, except
+        ``variant="r"`` with the absolute loss.
+    variant : {"okl", "r"}, default "okl"
+        The defaults of ``z_form``, ``l_m`` and ``sampling`` (those left at ``None``):
+        okl's reading of the paper, or what the authors' R scripts run
+        (``table5/LKMBooks-c.R``, ``table4/LKMBooks-r.R``; see "The authors' R code").
     seed : int, Generator or None
         Seed of the Bernoulli draws ``rho_t``.
 
@@ -130,6 +144,35 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
     mean ``|S|`` (with the guard counted out, ``extras["n_sampled"]``) against ``B``
     for both forms.
 
+    **The authors' R code** (JunfLi-TJU/ACML2021-Journal-Track: ``table5/LKMBooks-c.R``
+    and ``table7/LKMBooks-c.R`` for classification, ``table4/LKMBooks-r.R`` and
+    ``table6/LKMBooks-r.R`` for regression; ``variant="r"`` runs it, reproduced round
+    for round by ``tests/test_lkmbooks.py`` on the fixtures of
+    ``tests/fixtures/r/seed004_tables/``).  It differs from okl's default in:
+
+    1. ``z_t``: the printed ``(1 - upsilon) T^{1-upsilon} k^upsilon``.  okl follows
+       Theorem 2's proof by default (the printed form breaks the theorem, above).
+    2. The normalizer of (6): ``g_max = max{1, max_{s < t} (max_i f_{s,i} - min_j
+       f_{s,j})}``, a running maximum over every earlier round (gradient or not), with no
+       restart of the weights (``l_m="running"``).  okl follows the paper's text ("tuned
+       by the doubling trick") by default: a running maximum is not a fixed ``l_m``, so
+       Theorem 3's exponential-weights argument does not cover it, while doubling with
+       restarts costs only a ``log`` factor.
+    3. Regression only (``sampling="every_round"``): ``rho_t`` is drawn every round with
+       ``z_t`` from the round index ``t`` (not ``|E_t| + 1``), before the prediction, and
+       a sampled ``x_t`` is stored even when ``l' = 0`` (coefficient 0).  With the
+       absolute loss ``l' = 0`` only when ``f = y``, so ``t = |E_t| + 1`` up to such
+       ties; okl follows rule (5) by default.  The script also misses ``min{1, .}``
+       (``rbinom`` returns NA, and the script stops, when ``C / z_t > 1``: at ``t = 1``
+       on housing with ``B = 200``, ``(1 - upsilon) T^{2/3} = 42.3``); the fixture's
+       script adds ``min{1, .}`` as ``LKMBooks-c.R`` has, okl clips likewise.
+    4. Classification: updates when ``y f < 1`` (okl's hinge derivative too) and counts
+       a mistake when ``y != (+1 if f >= 0 else -1)`` (``Trace.mistakes`` counts ``y f <=
+       0``; ``okl.experiments.selection`` measures AMR with the authors' rule).
+    5. Same as okl: one shared coefficient vector, ``eta = sqrt(8 ln K / T)``,
+       Theorem 3's ``lambda`` (regression) or ``5 / sqrt(T)`` (classification, passed
+       as ``lam``), ``C = B``, and the guard ``|S| < B`` for storing.
+
     **Theorem 2's condition** ``(1 - upsilon) T^{1-upsilon} > B`` is not enforced;
     ``min{1, C / z_t}`` keeps the probability valid, ``extras["theorem2_condition"]``
     reports it.  If ``B >= T`` every bound is trivial (``|S| <= T <= B``); the
@@ -152,11 +195,11 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
     """
 
     _param_names = ("kernels", "loss", "B", "memory_budget", "time_budget", "T", "upsilon",
-                    "eta", "lam", "C", "l_m", "z_form", "seed")
+                    "eta", "lam", "C", "l_m", "z_form", "sampling", "variant", "seed")
 
     def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
                  time_budget=None, T=None, upsilon=1.0 / 3.0, eta=None, lam=None, C=None,
-                 l_m=None, z_form="theorem2", seed=None):
+                 l_m=None, z_form=None, sampling=None, variant="okl", seed=None):
         self.kernels = _check_kernels(kernels)
         self.loss = check_choice(loss, "loss", _LOSSES)
         self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
@@ -168,15 +211,26 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
         self.eta = None if eta is None else check_real(eta, "eta", low=0)
         self.lam = None if lam is None else check_real(lam, "lam", low=0, low_open=True)
         self.C = None if C is None else check_real(C, "C", low=0, low_open=True)
-        self.l_m = None if l_m is None else check_real(l_m, "l_m", low=0)
-        self.z_form = check_choice(z_form, "z_form", _Z_FORMS)
+        self.variant = check_choice(variant, "variant", _VARIANTS)
+        r = self.variant == "r"
+        if l_m is None or (isinstance(l_m, str) and l_m == "running"):
+            self.l_m = l_m
+        else:
+            self.l_m = check_real(l_m, "l_m", low=0)
+        self.z_form = None if z_form is None else check_choice(z_form, "z_form", _Z_FORMS)
+        self.sampling = (None if sampling is None
+                         else check_choice(sampling, "sampling", _SAMPLINGS))
         self.seed = check_seed(seed)
         self._pending_T = None
-        zfac = (1.0 / (1.0 - self.upsilon) if self.z_form == "theorem2"
-                else 1.0 - self.upsilon)
+        z_form = self.z_form or ("printed" if r else "theorem2")
+        l_m = self.l_m if self.l_m is not None else ("running" if r else None)
+        sampling = self.sampling or ("every_round" if r and self.loss == "absolute"
+                                     else "gradient")
+        zfac = 1.0 / (1.0 - self.upsilon) if z_form == "theorem2" else 1.0 - self.upsilon
         self._core_setup(self.kernels[0], self.seed, self.loss == "hinge")
         self._lkm_setup(self.kernels, _LOSSES[self.loss], self.upsilon, zfac,
-                        -1.0 if self.l_m is None else max(self.l_m, 1.0))
+                        max(l_m, 1.0) if isinstance(l_m, float) else -1.0,
+                        l_m == "running", sampling == "every_round")
 
     # -- budget and horizon -------------------------------------------------------------
 
