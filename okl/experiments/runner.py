@@ -564,7 +564,9 @@ def _execute(runs, todo, X, y, n_jobs, scheduler):
         return
     from joblib import Parallel, delayed
 
-    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+    # one run per batch: each finished run comes back (and is journaled) as it completes
+    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered",
+                        batch_size=1)(
         delayed(_call)(i, runs[i].fn, X, y, runs[i].kwargs) for i in todo)
 
 

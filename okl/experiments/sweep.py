@@ -303,7 +303,10 @@ def _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler, progress, ini
         return
     from joblib import Parallel, delayed
 
-    runs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+    # batch_size=1: joblib's automatic batching returns fast runs in batches, so a kill
+    # would lose runs that had finished but not yet come back to be journaled
+    runs = Parallel(n_jobs=n_jobs, return_as="generator_unordered",
+                    batch_size=1)(
         delayed(_indexed_run)(i, tasks[i][0], X, y, tasks[i][1], seed, timing) for i in todo)
     yield from _progress(runs, len(tasks), progress, initial)
 
