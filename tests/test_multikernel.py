@@ -193,3 +193,41 @@ def test_prefers_the_right_kernel():
     m = OMKC([okl.Gaussian(1e-3), okl.Gaussian(2.0)], B=60)
     m.run(X, y)
     assert m.p_[1] > 0.99
+
+
+def test_variant_r_reproduces_the_authors_omkc_dd():
+    """``variant="r"`` against the authors' OMKC-DD.R (tests/fixtures/r/seed004_tables/) on
+    the same stream: the combined score, every kernel's score, the set sizes and the
+    weights round for round; the mistakes exactly; the budget counts rounds."""
+    import os
+    fix = os.path.join(os.path.dirname(__file__), "fixtures")
+    S = np.loadtxt(os.path.join(fix, "r_stream_c.csv"), delimiter=",")
+    X, y = np.ascontiguousarray(S[:, 1:]), S[:, 0]
+    R = np.genfromtxt(os.path.join(fix, "r", "seed004_tables", "r_omkc_dd.csv"),
+                      delimiter=",", names=True)
+    K = 9
+    m = OMKC(B=60, variant="r")
+    f, fk, P, sizes = [], [], [], []
+    for t in range(len(y)):
+        f.append(m.decision_function(X[t:t + 1])[0])
+        m.learn_one(X[t], y[t])
+        fk.append(m.kernel_scores())
+        P.append(m.p_)
+        sizes.append(m._omkc_values()["sizes"])
+    col = lambda p: np.column_stack([R[f"{p}{i}"] for i in range(1, K + 1)])  # noqa: E731
+    # (decision_function before the first example is 0: nothing is allocated yet)
+    np.testing.assert_allclose(f[1:], R["f"][1:], rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(fk, col("fx"), rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(P, col("p"), rtol=1e-10, atol=1e-15)
+    np.testing.assert_array_equal(sizes, col("k"))
+    assert m._omkc_values()["rounds_used"] == R["diff_vec"][-1] > 60
+    assert col("k")[-1].sum() > 60            # K copies: more entries than B rounds
+    tr = OMKC(B=60, variant="r").run(X, y)
+    np.testing.assert_allclose(tr.scores, R["f"], rtol=1e-10, atol=1e-13)
+    np.testing.assert_array_equal(np.where(tr.scores >= 0, 1.0, -1.0) != y,
+                                  R["mistake"].astype(bool))
+    # okl's default (sgn, a zero score is a mistake; B counts entries) differs
+    d = OMKC(B=60).run(X, y)
+    assert d.budget.max() <= 60 and not np.array_equal(d.scores, tr.scores)
+    with pytest.raises(ValueError, match="variant"):
+        OMKC(B=60, variant="R")

@@ -55,6 +55,11 @@ cdef class OMKCCore(Learner):
     cdef long long n_blocked    # updates refused because the budget was full
     cdef HedgeCore hedge
     cdef bint allocated
+    cdef bint r_signs           # the R code: a kernel predicts +1 at f = 0 (not 0)
+    cdef bint by_rounds         # the R code: the budget counts rounds with an update
+    cdef int rounds_used        # rounds on which some kernel updated (by_rounds)
+    cdef double beta
+    cdef double* Lw             # r_signs: the R code's weights prod beta^z, unnormalized
 
     def __cinit__(self, *args, **kwargs):
         self.K = 0
@@ -73,6 +78,10 @@ cdef class OMKCCore(Learner):
         self.total = 0
         self.max_total = 0
         self.n_blocked = 0
+        self.r_signs = False
+        self.by_rounds = False
+        self.rounds_used = 0
+        self.Lw = NULL
 
     def __dealloc__(self):
         self._free_sets()
@@ -81,6 +90,7 @@ cdef class OMKCCore(Learner):
         free(self.z)
         free(self.n_updates)
         free(self.n)
+        free(self.Lw)
 
     cdef void _free_sets(self):
         cdef int i
@@ -104,8 +114,11 @@ cdef class OMKCCore(Learner):
         self.stamp = NULL
         self.krow = NULL
 
-    def _omkc_setup(self, kernels, int loss_kind, double beta, double lam):
+    def _omkc_setup(self, kernels, int loss_kind, double beta, double lam,
+                    bint r_signs=False, bint by_rounds=False):
         cdef int i
+        self.r_signs = r_signs
+        self.by_rounds = by_rounds
         self.K = len(kernels)
         self.loss_kind = loss_kind
         self.lam = lam
@@ -114,6 +127,13 @@ cdef class OMKCCore(Learner):
         self.z = <double*> calloc(self.K, sizeof(double))
         self.n_updates = <long long*> calloc(self.K, sizeof(long long))
         self.n = <int*> calloc(self.K, sizeof(int))
+        self.beta = beta
+        free(self.Lw)
+        self.Lw = <double*> malloc(self.K * sizeof(double))
+        if self.Lw == NULL:
+            raise MemoryError()
+        for i in range(self.K):
+            self.Lw[i] = 1.0
         if self.kps == NULL or self.fvals == NULL or self.z == NULL or \
                 self.n_updates == NULL or self.n == NULL:
             raise MemoryError()
@@ -158,6 +178,12 @@ cdef class OMKCCore(Learner):
         cdef int i, r
         cdef double f, comb = 0.0
         cdef double* p = self.hedge.p
+        cdef long double total = 0.0
+        if self.r_signs:
+            # the R code's p = L / sum(L) (R sums in long double); its weights only when
+            # they have not all underflowed (R then stops on p = 0/0)
+            for i in range(self.K):
+                total += self.Lw[i]
         for i in range(self.K):
             f = 0.0
             if self.allocated and self.n[i] > 0:
@@ -167,7 +193,11 @@ cdef class OMKCCore(Learner):
                     f += self.alpha[i][r] * self.krow[r]
             self.fvals[i] = f
             if self.loss_kind == LOSS_HINGE:
-                comb += p[i] * _sgn(f)
+                if self.r_signs:
+                    comb += ((self.Lw[i] / <double> total) if total > 0.0 else p[i]) * \
+                        (-1.0 if f < 0.0 else 1.0)
+                else:
+                    comb += p[i] * _sgn(f)
             else:
                 comb += p[i] * f
         return comb
@@ -178,6 +208,8 @@ cdef class OMKCCore(Learner):
     cdef bint _room(self, int i) noexcept nogil:
         if self.per_kernel > 0:
             return self.n[i] < self.per_kernel
+        if self.by_rounds:
+            return self.rounds_used < self.B
         return self.total < self.B
 
     cdef void _store(self, int i, const Row* x, double a) noexcept nogil:
@@ -204,14 +236,21 @@ cdef class OMKCCore(Learner):
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef int i
         cdef double fi, a
+        cdef bint any_update = False
         # z_{t,i}: the mistake indicator (classification) or the absolute loss
         for i in range(self.K):
             fi = self.fvals[i]
-            if self.loss_kind == LOSS_HINGE:
+            if self.loss_kind == LOSS_HINGE and self.r_signs:
+                self.z[i] = 1.0 if (-1.0 if fi < 0.0 else 1.0) != y else 0.0
+            elif self.loss_kind == LOSS_HINGE:
                 self.z[i] = 1.0 if y * fi <= 0.0 else 0.0
             else:
                 self.z[i] = fabs(fi - y)
         self.hedge.update(self.z)
+        if self.r_signs and self.loss_kind == LOSS_HINGE:
+            for i in range(self.K):
+                if self.z[i] != 0.0:
+                    self.Lw[i] = self.Lw[i] * self.beta
         for i in range(self.K):
             fi = self.fvals[i]
             if self.loss_kind == LOSS_HINGE:
@@ -222,11 +261,14 @@ cdef class OMKCCore(Learner):
                 if fi == y:
                     continue
                 a = -self.lam * _sgn(fi - y)            # OGD on |f_i(x) - y|
+            any_update = True
             if self._room(i):
                 self._store(i, x, a)
                 self.n_updates[i] += 1
             else:
                 self.n_blocked += 1
+        if any_update and self.by_rounds:
+            self.rounds_used += 1
 
     cdef int size(self) noexcept nogil:
         return self.total
@@ -239,6 +281,8 @@ cdef class OMKCCore(Learner):
             "n_updates": np.array([self.n_updates[i] for i in range(self.K)], dtype=np.int64),
             "n_blocked": int(self.n_blocked),
             "max_size": int(self.max_total),
+            "rounds_used": int(self.rounds_used),
+            "r_weights": np.array([self.Lw[i] for i in range(self.K)]),
         }
 
     def _omkc_p(self):
@@ -295,3 +339,7 @@ cdef class OMKCCore(Learner):
             self.n_updates[i] = v["n_updates"][i]
         self.n_blocked = v["n_blocked"]
         self.max_total = v["max_size"]
+        self.rounds_used = v.get("rounds_used", 0)
+        if "r_weights" in v:
+            for i in range(self.K):
+                self.Lw[i] = v["r_weights"][i]
