@@ -202,6 +202,7 @@ cdef class BOGDCore(Learner):
     cdef int B
     cdef double eta, lam, cap
     cdef bint nonuniform
+    cdef bint rescale              # the R code: all coefficients times min(1, cap / max|a|)
     cdef long long removals, n_updates
     cdef double* w                 # |alpha_j| sqrt(k(x_j, x_j))
     cdef double* q                 # 1 - p_j, the survival probabilities
@@ -219,8 +220,11 @@ cdef class BOGDCore(Learner):
         free(self.q)
         free(self.capped)
 
-    def _bogd_setup(self, int B, double eta, double lam, double gamma, bint nonuniform):
-        """``gamma <= 0`` means no clipping."""
+    def _bogd_setup(self, int B, double eta, double lam, double gamma, bint nonuniform,
+                    bint rescale=False):
+        """``gamma <= 0`` means no clipping; ``rescale``: after a removal, every coefficient
+        times ``min(1, eta gamma / max_j |alpha_j|)`` instead of the element-wise clip."""
+        self.rescale = rescale
         self.B = B
         self.eta = eta
         self.lam = lam
@@ -314,7 +318,7 @@ cdef class BOGDCore(Learner):
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef int n = self.sv.n, j, k, zero
         cdef double decay = 1.0 - self.eta * self.lam
-        cdef double u, factor
+        cdef double u, factor, amax
         if y * f >= 1.0:                                  # zero hinge loss: decay only
             if decay != 1.0:
                 self.sv.scale(decay)
@@ -323,7 +327,8 @@ cdef class BOGDCore(Learner):
         if n < self.B:
             if decay != 1.0:
                 self.sv.scale(decay)
-            if self.sv.add(x, self.clip(self.eta * y), self.t) < 0:
+            if self.sv.add(x, self.eta * y if self.rescale else self.clip(self.eta * y),
+                           self.t) < 0:
                 self.error = 1
         else:
             u = self.uniform()                            # one draw per removal
@@ -341,8 +346,21 @@ cdef class BOGDCore(Learner):
                     factor = decay * n / (n - 1.0)        # (1 - eta lam) B / (B - 1)
                     for j in range(n):
                         if j != k:
-                            self.sv.alpha[j] = self.clip(factor * self.sv.alpha[j])
-            self.sv.replace(k, x, self.clip(self.eta * y), self.t)   # takes slot k
+                            self.sv.alpha[j] = (factor * self.sv.alpha[j] if self.rescale
+                                                else self.clip(factor * self.sv.alpha[j]))
+            if self.rescale:
+                self.sv.replace(k, x, self.eta * y, self.t)
+                if self.cap > 0.0:
+                    amax = 0.0
+                    for j in range(n):
+                        if fabs(self.sv.alpha[j]) > amax:
+                            amax = fabs(self.sv.alpha[j])
+                    if amax > self.cap:
+                        factor = self.cap / amax
+                        for j in range(n):
+                            self.sv.alpha[j] = factor * self.sv.alpha[j]
+            else:
+                self.sv.replace(k, x, self.clip(self.eta * y), self.t)   # takes slot k
             self.removals += 1
 
     def _removal_probabilities(self):

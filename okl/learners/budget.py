@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from okl._validation import check_int, check_real, check_seed, check_sgd_rate
+from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
 from okl.kernels import check_kernel
 from okl.learners._budget import BOGDCore, ForgetronCore, RBPCore
 from okl.learners.base import OnlineLearner
@@ -239,6 +239,14 @@ _BOGD_DOC_COMMON = r"""
         0 is its limit.
     gamma : float > 0 or None, default 1.0
         Coefficient bound ``eta gamma`` (``2^0``, the value of the Ahpatron runs).
+    clip : {"element", "rescale"}, default "element"
+        How the bound is kept (BOGD only; BOGD++ clips element-wise): ``"element"``
+        clips every coefficient written to ``[-eta gamma, eta gamma]``; ``"rescale"`` is
+        the LIBOL rule that Li & Liao's ``table5/BOGD.R`` and ``table7/BOGD.R`` (seed 004)
+        run: after a removal every coefficient is multiplied by ``min(1, eta gamma /
+        max_j |alpha_j|)``, nothing is clipped otherwise (reproduced round for round by
+        ``tests/test_selection_experiments.py`` on
+        ``tests/fixtures/r/seed004_tables/r_bogd.csv``).
     seed : int, Generator or None
         Seeds the removals.
 """
@@ -265,17 +273,23 @@ class BOGD(_Budgeted, OnlineLearner, BOGDCore):
     ``n_updates`` (rounds with positive hinge loss), cumulative.
     """)
 
-    _param_names = ("kernel", "B", "eta", "lam", "gamma", "seed")
+    _param_names = ("kernel", "B", "eta", "lam", "gamma", "clip", "seed")
     _nonuniform = False
 
-    def __init__(self, kernel=None, *, B=100, eta=1.0, lam=0.0, gamma=1.0, seed=None):
+    def __init__(self, kernel=None, *, B=100, eta=1.0, lam=0.0, gamma=1.0, clip="element",
+                 seed=None):
         self.kernel = check_kernel(kernel)
         self.B = _check_budget(B)
         self.eta, self.lam, self.gamma = _check_bogd(eta, lam, gamma)
+        self.clip = check_choice(clip, "clip", {"element": None, "rescale": None})
+        if self.clip == "rescale" and self._nonuniform:
+            raise ValueError("clip='rescale' is BOGD's (the R code's); BOGD++ clips "
+                             "element-wise")
         self.seed = check_seed(seed)
         self._core_setup(self.kernel, self.seed, True)
         self._bogd_setup(self.B, self.eta, self.lam,
-                         -1.0 if self.gamma is None else self.gamma, self._nonuniform)
+                         -1.0 if self.gamma is None else self.gamma, self._nonuniform,
+                         self.clip == "rescale")
 
     @property
     def removals(self) -> int:
