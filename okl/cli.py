@@ -11,6 +11,7 @@ figures and tables.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 import time
@@ -133,6 +134,9 @@ def _parser():
                           "in OUT/STEM-journal.jsonl as it completes; with --resume the runs "
                           "found there are not run again and the outputs are those of an "
                           "uninterrupted run (same command line; --jobs and --dask may change)")
+    rep.add_argument("--variant", choices=("okl", "r"),
+                     help="selection-memory / selection-time: okl's reading of the paper "
+                          "(default) or the settings of the authors' R scripts")
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")
     rep.add_argument("--no-timing", dest="timing", action="store_false",
                      help="leave out wall-clock seconds, so that the outputs depend on the "
@@ -151,7 +155,8 @@ def _reproduce(args) -> int:
     options = {"datasets": args.datasets, "learners": args.learners,
                "n_permutations": args.n_permutations, "n_rounds": args.n_rounds,
                "n_jobs": args.jobs if args.jobs != 1 else None, "scheduler": args.dask,
-               "resume": args.resume or None, "timing": None if args.timing else False}
+               "resume": args.resume or None, "timing": None if args.timing else False,
+               "variant": args.variant}
     if args.name is None:
         given = [k for k, v in options.items() if v is not None]
         if given:
@@ -162,6 +167,10 @@ def _reproduce(args) -> int:
         out = Path(args.out) if args.name else Path(args.out) / name
         start = time.perf_counter()
         chosen = {k: v for k, v in options.items() if v is not None}
+        if "variant" in chosen and "variant" not in inspect.signature(
+                experiments.available()[name]).parameters:
+            raise ValueError(f"--variant applies to selection-memory and selection-time, "
+                             f"not {name}")
         if args.name and experiments.accepts(name, "progress"):
             chosen["progress"] = not args.no_progress
         if not args.name and experiments.accepts(name, "verbose"):

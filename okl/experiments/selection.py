@@ -19,6 +19,20 @@ The paper's numbers: the seed text of the paper lost the bodies of Tables 4-7 (i
 so no paper figure is printed beside okl's and nothing is compared (``agreement.csv``
 lists the rows as not compared); the tables are okl's measurements on the paper's data.
 
+Variants
+--------
+``variant="okl"`` (default; ``okl reproduce selection-memory``) runs okl's reading of the
+paper; ``variant="r"`` (``--variant r``; files ``selection_{memory,time}_r.*``) what the
+authors' R scripts run where they differ (``VARIANTS``, printed in the notes): LKMBooks
+and OMKC_{D,D} ``variant="r"``, BOGD with ``lam = 8/T^2`` and the rescaling clip
+(``table5/BOGD.R``), NORMA as ``table4/NORMA.R`` (``okl.learners.budget.NORMAReplace``:
+``lam = 0.1``, ``B0`` stored updates, the pointer over ``B0 - 1`` slots), and in the
+memory tables the example budget ``B = B0`` for LKMBooks and OMKC as the scripts.  Each
+of these is checked round for round against the adapted R script
+(``tests/fixtures/r/seed004_tables/``).  Both variants count AMR as the scripts do: a
+mistake iff ``y != (+1 if f >= 0 else -1)`` (``authors_mistakes``; ``Trace.mistakes``
+counts ``y f <= 0``, and on magic04's raw features most scores are exactly 0).
+
 Protocol
 --------
 * Kernels: the 9 Gaussians ``sigma = 2^{-4..4}``.
@@ -115,6 +129,19 @@ QUICK_PERMUTATIONS = 2
 QUICK_ROUNDS = 400
 STAND_IN_ROUNDS = 10_000
 ADVERSARIAL_SCALE = 2.0 ** -3
+#: what each variant runs (printed in the tables' notes and JSON)
+VARIANTS = {
+    "okl": "okl's reading of the paper (LKMBooks z_t of Theorem 2's proof and the doubling "
+           "trick, OMKC sgn and an entry budget, BOGD element-wise clip with lam = 0, "
+           "NORMA truncated to the last B0 rounds with lam = 0; budgets translated per "
+           "Table 3)",
+    "r": "the authors' R scripts (JunfLi-TJU/ACML2021-Journal-Track): LKMBooks "
+         "variant='r', OMKC variant='r' (B counts update rounds), BOGD lam = 8/T^2 and "
+         "the rescaling clip, NORMA with lam = 0.1 and the B - 1 slot pointer "
+         "(NORMAReplace); memory tables: LKMBooks' and OMKC's example budget B = B0 as the "
+         "scripts; PFMBooks, BATBooks, BOKS, ISKA, BOMKR(-V) as okl runs them (BOKS, ISKA "
+         "and BOMKR(-V) already match their R code)",
+}
 
 
 def paper_kernels():
@@ -180,30 +207,48 @@ def load(name: str, seed: int = 0) -> rn.Prepared:
 # Learners
 # ----------------------------------------------------------------------------
 
+def authors_mistakes(scores, y):
+    """The authors' mistakes: ``y != (+1 if f >= 0 else -1)`` (every script of Tables 5
+    and 7: ``hatyt <- 1; if (f < 0) hatyt <- -1``).  ``Trace.mistakes`` counts ``y f <=
+    0``, a zero score a mistake: on magic04 (raw features, ``k(x, x') ~ 0`` for the
+    paper's widths) most scores are exactly 0 and that rule counts them all."""
+    return np.where(np.asarray(scores) >= 0.0, 1.0, -1.0) != np.asarray(y)
+
+
 def _metric(trace, y, task):
     if task == "regression":
         return float(np.mean(np.abs(trace.scores - y)))
-    return float(trace.mistake_rate)
+    return float(np.mean(authors_mistakes(trace.scores, y)))
 
 
-def _baseline(kernel, task, B0, T, seed):
+def _baseline(kernel, task, B0, T, seed, variant="okl"):
     from okl.learners.budget import BOGD
     from okl.learners.norma import NORMA
     step = 5.0 / math.sqrt(T)
+    if task == "regression" and variant == "r":
+        # table4/NORMA.R: lambda = 0.1, B stored updates, the pointer over slots 1..B-1
+        from okl.learners.budget import NORMAReplace
+        return NORMAReplace(kernel, B=B0, eta=step, lam=0.1, nu=0.5, epsilon=0.001,
+                            cycle="r", seed=seed)
     if task == "regression":
         return NORMA(kernel, loss="nu_epsilon", eta=step, lam=0.0, nu=0.5, epsilon=0.001,
                      tau=B0, seed=seed)
+    if variant == "r":
+        # table5/BOGD.R: lambda = 2^3 / T^2, gamma = 1, all coefficients rescaled by
+        # min(1, eta gamma / max |alpha|) after a removal
+        return BOGD(kernel, B=B0, eta=step, lam=8.0 / T ** 2, gamma=1.0, clip="rescale",
+                    seed=seed)
     return BOGD(kernel, B=B0, eta=step, lam=0.0, seed=seed)
 
 
-def best_kernel_in_hindsight(task, kernels, X, y, B0, seed=0):
+def best_kernel_in_hindsight(task, kernels, X, y, B0, seed=0, variant="okl"):
     """Run the budgeted single-kernel baseline (NORMA with ``tau = B0`` for regression,
-    BOGD with ``B = B0`` for classification) with every kernel; return ``(best index,
-    metrics per kernel, trace of the best)``."""
+    BOGD with ``B = B0`` for classification; ``variant="r"``: as the authors' scripts)
+    with every kernel; return ``(best index, metrics per kernel, trace of the best)``."""
     T = len(y)
     metrics, traces = [], []
     for k in kernels:
-        tr = _baseline(k, task, B0, T, seed).run(X, y)
+        tr = _baseline(k, task, B0, T, seed, variant).run(X, y)
         metrics.append(_metric(tr, y, task))
         traces.append(tr)
     best = int(np.argmin(metrics))
@@ -215,10 +260,11 @@ def _pfm_budget(kernels, d, Q, T):
     return int(PFMBooks(kernels, memory_budget=Q, T=T)._settings(T, d)["B"])
 
 
-def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02):
+def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02, variant="okl"):
     """The learner ``name`` of the ``setting`` ("memory" or "time") comparison on the
     stream ``X`` (its ``T x d``), or ``None`` when the paper does not run it there
-    (``delta``: BOKS's smoothing).  ``NOT_IMPLEMENTED`` learners raise ``ValueError``."""
+    (``delta``: BOKS's smoothing; ``variant``: "okl" or "r", see ``VARIANTS``).
+    ``NOT_IMPLEMENTED`` learners raise ``ValueError``."""
     from okl.learners.batbooks import BATBooks
     from okl.learners.bomkr import BOMKR, BOMKRV
     from okl.learners.iska import ISKA
@@ -232,10 +278,13 @@ def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02):
     loss = "absolute" if task == "regression" else "hinge"
     budget = {"memory_budget": Q} if setting == "memory" else {"time_budget": Q}
     step = 5.0 / math.sqrt(T)
+    r = variant == "r"
+    # the authors' Table 4-5 scripts give LKMBooks and OMKC_{D,D} the example budget B = 200
+    r_budget = {"B": B0} if r and setting == "memory" else budget
     if name == "LKMBooks":
         lam = None if task == "regression" else step
         return LKMBooks(kernels, loss=loss, T=T, upsilon=1.0 / 3.0, lam=lam, seed=seed,
-                        **budget)
+                        variant=variant, **r_budget)
     if name == "PFMBooks":
         if setting != "memory" or K >= d:
             return None
@@ -252,6 +301,10 @@ def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02):
                         lam="experiments" if task == "classification" else "theorem10",
                         seed=seed)
     if name == "OMKC":
+        if r:
+            # OMKC-DD.R: B counts the rounds with an update (time: the translated budget)
+            B = r_budget.get("B") or OMKC(kernels, **budget)._example_budget(d)
+            return OMKC(kernels, loss=loss, lam=step, B=B, variant="r", seed=seed)
         return OMKC(kernels, loss=loss, lam=step, seed=seed, **budget)
     if name == "BOKS":
         return BOKS(kernels, loss=loss, delta=delta, T=T, seed=seed, **budget)
@@ -265,7 +318,7 @@ def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02):
 
 
 def selection_run(X, y, *, name, setting, task, B0, seed, index, permutation, n_rounds,
-                  adversarial=None, sigma=None, delta=None, timing=True):
+                  adversarial=None, sigma=None, delta=None, timing=True, variant="okl"):
     """One run: the baseline with ``Gaussian(sigma)`` (``sigma`` given), or learner
     ``name`` over the paper's kernels (BOKS with smoothing ``delta``), on permutation
     ``permutation``."""
@@ -273,11 +326,11 @@ def selection_run(X, y, *, name, setting, task, B0, seed, index, permutation, n_
     Xp, yp = rn.permuted_stream(X, y, order, adversarial)
     Xp = np.ascontiguousarray(Xp, dtype=float)
     if sigma is not None:
-        learner = _baseline(Gaussian(sigma), task, B0, Xp.shape[0], learner_seed)
+        learner = _baseline(Gaussian(sigma), task, B0, Xp.shape[0], learner_seed, variant)
     else:
         extra = {} if delta is None else {"delta": delta}
         learner = make_learner(name, setting, task, paper_kernels(), Xp, B0, learner_seed,
-                               **extra)
+                               variant=variant, **extra)
     tr = learner.run(Xp, yp)
     budget = B0 if sigma is not None else int(learner.B_)
     row = {"value": _metric(tr, yp, task), "max_budget": budget,
@@ -302,10 +355,13 @@ class SelectionTable(rn.Reproduction):
     floor = 0.0
     columns = (("budget", "budget", "d"), ("time (s)", "seconds", ".3f"))
 
-    def __init__(self, setting):
+    def __init__(self, setting, variant="okl"):
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {sorted(VARIANTS)}, got {variant!r}")
         self.setting = setting
+        self.variant = variant
         self.name = f"selection-{setting}"
-        self.stem = f"selection_{setting}"
+        self.stem = f"selection_{setting}" + ("_r" if variant == "r" else "")
         tables = PAPER_TABLES[setting]
         self.datasets = {n: None for n in tables["regression"] + tables["classification"]}
         self.datasets.update({n: None for n in GENERATED})
@@ -314,7 +370,9 @@ class SelectionTable(rn.Reproduction):
             "lost the tables' bodies, so there is no paper figure to compare with.  "
             f"budget = the learner's available example budget for B0 = {B0} (quick: "
             f"{QUICK_B0}) (Table 3); NORMA/BOGD: the best of the 9 kernels in hindsight "
-            "(smallest mean over the permutations).",)
+            "(smallest mean over the permutations).",
+            f"variant = {variant}: {VARIANTS[variant]}",
+            "AMR counts the authors' mistakes: y != (+1 if f >= 0 else -1).")
 
     def b0(self, options):
         return QUICK_B0 if options.quick else B0
@@ -340,7 +398,9 @@ class SelectionTable(rn.Reproduction):
                 "baseline": "NORMA (regression) / BOGD (classification), best kernel in "
                             "hindsight (smallest mean over the permutations)",
                 "learners": {f"{s}/{t}": list(v) for (s, t), v in LEARNERS.items()},
-                "not_implemented": list(NOT_IMPLEMENTED)}
+                "not_implemented": list(NOT_IMPLEMENTED),
+                "variant": self.variant, "variant_learners": VARIANTS[self.variant],
+                "amr": "mistake iff y != (+1 if f >= 0 else -1), the authors' rule"}
 
     def runs(self, data, options, results):
         runs = []
@@ -348,6 +408,8 @@ class SelectionTable(rn.Reproduction):
         common = dict(setting=self.setting, task=data.task, B0=b0, seed=options.seed,
                       index=data.index, n_rounds=options.n_rounds,
                       adversarial=data.adversarial, timing=options.timing)
+        if self.variant != "okl":
+            common["variant"] = self.variant
         for name in self.learners(data, options):
             if name in NOT_IMPLEMENTED:
                 continue
@@ -360,6 +422,8 @@ class SelectionTable(rn.Reproduction):
             for params in grid:
                 for p in range(options.n_permutations):
                     label = {"dataset": data.name, "learner": name, "permutation": p}
+                    if self.variant != "okl":
+                        label["variant"] = self.variant
                     if params:
                         label["params"] = dict(params)
                     runs.append(rn.Run(label, selection_run,
@@ -395,7 +459,7 @@ class SelectionTable(rn.Reproduction):
 
     def format_header(self, data, options):
         return super().format_header(data, options).replace(
-            "]", f"; B0 = {self.b0(options)}, {data.task}]", 1)
+            "]", f"; B0 = {self.b0(options)}, {data.task}, variant {self.variant}]", 1)
 
     def figures(self, rows, datas, stem):
         from okl.plotting import plot_agreement, save_figure
@@ -414,17 +478,22 @@ class SelectionTable(rn.Reproduction):
 
 
 @register("selection-memory")
-def selection_memory(out_dir, quick=False, seed=0, **options):
+def selection_memory(out_dir, quick=False, seed=0, variant="okl", **options):
     """Tables 4-5 of Li & Liao: the memory-constrained comparison (module docstring).
 
-    ``options`` are :func:`okl.experiments.runner.reproduce`'s.  Writes
-    ``selection_memory.csv``, ``_grid.csv``, ``_runs.csv``, ``.json``, ``.txt`` and the
-    figures ``selection_memory_agreement_{classification,regression}``.
+    ``options`` are :func:`okl.experiments.runner.reproduce`'s; ``variant`` is "okl"
+    (okl's reading of the paper) or "r" (the authors' R scripts' settings, ``VARIANTS``).
+    Writes ``selection_memory.csv`` (``selection_memory_r.csv`` for ``variant="r"``),
+    ``_grid.csv``, ``_runs.csv``, ``.json``, ``.txt`` and the figures
+    ``selection_memory_agreement_{classification,regression}``.
     """
-    return rn.reproduce(SelectionTable("memory"), out_dir, quick=quick, seed=seed, **options)
+    return rn.reproduce(SelectionTable("memory", variant), out_dir, quick=quick, seed=seed,
+                        **options)
 
 
 @register("selection-time")
-def selection_time(out_dir, quick=False, seed=0, **options):
-    """Tables 6-7 of Li & Liao: the time-constrained comparison (module docstring)."""
-    return rn.reproduce(SelectionTable("time"), out_dir, quick=quick, seed=seed, **options)
+def selection_time(out_dir, quick=False, seed=0, variant="okl", **options):
+    """Tables 6-7 of Li & Liao: the time-constrained comparison (module docstring;
+    ``variant`` as :func:`selection_memory`)."""
+    return rn.reproduce(SelectionTable("time", variant), out_dir, quick=quick, seed=seed,
+                        **options)

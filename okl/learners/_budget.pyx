@@ -383,3 +383,69 @@ cdef class BOGDCore(Learner):
     def _bogd_restore(self, state):
         self.removals = state["removals"]
         self.n_updates = state["n_updates"]
+
+
+# ----------------------------------------------------------------------------
+# NORMA with the nu-epsilon-insensitive loss and a replacement pointer, as Li & Liao's
+# table4/NORMA.R and table6/NORMA.R (seed 004, Tables 4 and 6) run it
+# ----------------------------------------------------------------------------
+
+cdef class NORMAReplaceCore(Learner):
+    """Budgeted NORMA (nu-epsilon loss): ``B`` slots; once full, the update overwrites
+    the slot of a cyclic pointer (``slots`` of them: ``B - 1`` in the R code)."""
+    cdef int B
+    cdef int slots                 # the pointer cycles over slots 0 .. slots - 1
+    cdef int pointer
+    cdef double eta, lam, nu, eps
+    cdef long long n_updates, replacements
+
+    def __cinit__(self, *args, **kwargs):
+        self.pointer = 0
+        self.n_updates = 0
+        self.replacements = 0
+
+    def _nr_setup(self, int B, int slots, double eta, double lam, double nu, double eps):
+        self.B = B
+        self.slots = slots
+        self.eta = eta
+        self.lam = lam
+        self.nu = nu
+        self.eps = eps
+
+    cdef double score(self, const Row* x) noexcept nogil:
+        return self.sv.score(x)
+
+    cdef double loss(self, double y, double f) noexcept nogil:
+        return fabs(f - y)
+
+    cdef void update(self, const Row* x, double y, double f) noexcept nogil:
+        cdef double decay = 1.0 - self.eta * self.lam
+        cdef double a
+        if decay != 1.0:
+            self.sv.scale(decay)
+        if fabs(f - y) > self.eps:
+            a = -self.eta * (1.0 if f > y else -1.0)
+            self.n_updates += 1
+            if self.sv.n < self.B:
+                if self.sv.add(x, a, self.t) < 0:
+                    self.error = 1
+                    return
+            else:
+                self.sv.replace(self.pointer, x, a, self.t)
+                self.replacements += 1
+                self.pointer += 1
+                if self.pointer >= self.slots:
+                    self.pointer = 0
+            self.eps += (1.0 - self.nu) * self.eta
+        else:
+            self.eps -= self.nu * self.eta
+
+    def _nr_values(self):
+        return {"epsilon": self.eps, "pointer": self.pointer, "n_updates": self.n_updates,
+                "replacements": self.replacements}
+
+    def _nr_restore(self, state):
+        self.eps = state["epsilon"]
+        self.pointer = state["pointer"]
+        self.n_updates = state["n_updates"]
+        self.replacements = state["replacements"]

@@ -7,11 +7,11 @@ import numpy as np
 
 from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
 from okl.kernels import check_kernel
-from okl.learners._budget import BOGDCore, ForgetronCore, RBPCore
+from okl.learners._budget import BOGDCore, ForgetronCore, NORMAReplaceCore, RBPCore
 from okl.learners.base import OnlineLearner
 from okl.learners.perceptron import _KernelExpansion
 
-__all__ = ["Forgetron", "RBP", "BOGD", "BOGDPP"]
+__all__ = ["Forgetron", "RBP", "BOGD", "BOGDPP", "NORMAReplace"]
 
 
 def _check_budget(B):
@@ -343,3 +343,69 @@ class BOGDPP(BOGD):
     """)
 
     _nonuniform = True
+
+
+class NORMAReplace(_Budgeted, OnlineLearner, NORMAReplaceCore):
+    r"""NORMA with the nu-epsilon-insensitive loss on a budget of ``B`` support vectors
+    with a cyclic replacement pointer: the single-kernel regression baseline of Li & Liao,
+    *Online kernel selection with computational constraints* (seed 004, Tables 4 and 6),
+    as the authors' ``table4/NORMA.R`` and ``table6/NORMA.R`` run it (Kivinen, Smola &
+    Williamson 2004, Sec. IV: the nu-trick for the epsilon-insensitive loss).
+
+    With ``f_1 = 0`` and ``epsilon_1 = epsilon``, round ``t``: every coefficient decays,
+    ``alpha <- (1 - eta lam) alpha``; if ``|f_t(x_t) - y_t| > epsilon_t``, ``x_t`` is
+    stored with ``alpha_t = -eta sgn(f_t(x_t) - y_t)`` -- appended while fewer than ``B``
+    are stored, otherwise written over the slot of the pointer, which then advances --
+    and ``epsilon_{t+1} = epsilon_t + (1 - nu) eta``; otherwise ``epsilon_{t+1} =
+    epsilon_t - nu eta``.
+
+    The budget counts *updates*; ``okl.learners.NORMA(tau=B)`` truncates to the terms
+    of the last ``B`` *rounds* (Kivinen et al.'s truncation), which keeps fewer.
+
+    Parameters
+    ----------
+    kernel : okl kernel, default ``Gaussian(1.0)``
+    B : int >= 2, default 200
+    eta : float > 0, default 0.05
+        Step (the R code: ``5 / sqrt(T)``).
+    lam : float >= 0, default 0.1
+        Regularization (the R code's 0.1), ``eta lam < 1``.
+    nu : float in [0, 1], default 0.5
+    epsilon : float >= 0, default 0.001
+        ``epsilon_1``.
+    cycle : {"r", "all"}, default "r"
+        ``"r"``: the pointer cycles over the slots ``1 .. B - 1`` (the R code resets it
+        when it reaches ``B``, so the ``B``-th stored example is never replaced and only
+        decays); ``"all"``: over all ``B`` slots (the oldest update is replaced, a FIFO).
+
+    Notes
+    -----
+    Deterministic.  ``Trace.losses`` holds ``|f_t(x_t) - y_t|``; ``Trace.extras``:
+    ``epsilon`` (``epsilon_{T+1}``), ``pointer``, ``n_updates``, ``replacements``.
+    Reproduced round for round by ``tests/test_selection_experiments.py`` on
+    ``tests/fixtures/r/seed004_tables/r_norma.csv``.
+    """
+
+    _param_names = ("kernel", "B", "eta", "lam", "nu", "epsilon", "cycle", "seed")
+
+    def __init__(self, kernel=None, *, B=200, eta=0.05, lam=0.1, nu=0.5, epsilon=0.001,
+                 cycle="r", seed=None):
+        self.kernel = check_kernel(kernel)
+        self.B = check_int(B, "B", low=2, high=2 ** 31 - 1)
+        self.eta, _, self.lam = check_sgd_rate(eta, "constant", lam)
+        self.nu = check_real(nu, "nu", low=0, high=1)
+        self.epsilon = check_real(epsilon, "epsilon", low=0)
+        self.cycle = check_choice(cycle, "cycle", {"r": None, "all": None})
+        self.seed = check_seed(seed)
+        self._core_setup(self.kernel, self.seed, False)
+        self._nr_setup(self.B, self.B - 1 if self.cycle == "r" else self.B, self.eta,
+                       self.lam, self.nu, self.epsilon)
+
+    def _extras(self):
+        return self._nr_values()
+
+    def _state(self):
+        return self._nr_values()
+
+    def _restore(self, state):
+        self._nr_restore(state)
