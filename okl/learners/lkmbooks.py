@@ -163,9 +163,10 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
        a sampled ``x_t`` is stored even when ``l' = 0`` (coefficient 0).  With the
        absolute loss ``l' = 0`` only when ``f = y``, so ``t = |E_t| + 1`` up to such
        ties; okl follows rule (5) by default.  The script also misses ``min{1, .}``
-       (``rbinom`` returns NA, and the script stops, when ``C / z_t > 1``: at ``t = 1``
-       on housing with ``B = 200``, ``(1 - upsilon) T^{2/3} = 42.3``); the fixture's
-       script adds ``min{1, .}`` as ``LKMBooks-c.R`` has, okl clips likewise.
+       (``rbinom`` returns NA, and the script stops, when ``C / z_t > 1``, i.e. ``B >
+       (1 - upsilon) T^{2/3}``: not at the scripts' ``B = 200`` on their files, but at
+       their comment's ``B = 400`` on housing, ``T = 14,000``, where it is 387); the
+       fixture's script adds ``min{1, .}`` as ``LKMBooks-c.R`` has, okl clips likewise.
     4. Classification: updates when ``y f < 1`` (okl's hinge derivative too) and counts
        a mistake when ``y != (+1 if f >= 0 else -1)`` (``Trace.mistakes`` counts ``y f <=
        0``; ``okl.experiments.selection`` measures AMR with the authors' rule).
