@@ -228,6 +228,24 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
 
     Notes
     -----
+    **The authors' R code** (``table7/BATBooks.R``, ``Adv-BATBooks.R``,
+    ``table6/BATBooks-r.R`` of JunfLi-TJU/ACML2021-Journal-Track) runs
+    ``z_form="printed"``, ``lam="experiments"``, ``ell_max = 1``, ``C = K B``, the guard
+    ``|S_i| < B/2`` and ``J_t`` uniform as okl, but differs in the following; okl has no
+    switch for it yet (``okl.experiments.selection`` runs okl's BATBooks in both
+    variants):
+
+    1. the learning rate: ``eta = 4 sqrt(ln K / (K m))`` with ``m = 4`` at the start and
+       ``m <- 4 m`` -- with ``p`` restarted from uniform, that round's update discarded --
+       whenever ``min_i C~_{t,i} > m`` (okl's ``eta="experiments"``: ``m`` the least power
+       of two ``>= max(1, min_i C~_{t-1,i})``, no restart);
+    2. the step divides by the unclipped ``K B / z_t`` (okl: by ``q_t = min{1, .}``) and
+       the norm recursion adds ``1e-7`` under the square root;
+    3. ``upsilon = 1/8``, ``B = 2900`` and ``U = B^{1/3}`` hard-coded for one data set
+       (okl: :func:`batbooks_upsilon`, the time budget, and the caller's ``U``);
+    4. ``I_t`` and ``J_t`` drawn by ``sample(prob = .)`` (R sorts the probabilities
+       first), both before ``rho_t``.
+
     ``Trace.losses``: :math:`\ell(f_{t,I_t}(x_t), y_t)`; ``Trace.budget``: the examples
     stored in all buffers, :math:`\sum_i |S_i|`, after each round.  ``Trace.extras``:
     ``p`` (``p_{T+1}``), ``sizes`` (``|S_i|``), ``n_added`` (additions per kernel),

@@ -149,6 +149,24 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
 
     Notes
     -----
+    **The authors' R code** (``table4/PFMBooks-r.R``, ``table5/PFMBooks-c.R``,
+    ``Adv-PFMBooks-c.R`` of JunfLi-TJU/ACML2021-Journal-Track) differs from okl in the
+    following; okl has no switch for it yet (``okl.experiments.selection`` runs okl's
+    PFMBooks in both variants):
+
+    1. ``p_{t+1}``: ``p exp(-eta c / g)`` renormalized by a bisection on the dual variable
+       that stops once ``0.99 <= sum p <= 1 + 1e-5`` (okl's MSMW solves it exactly);
+    2. scales ``g = U_j + 0.1`` (regression, as ``g="experiments"``) but ``U_j + 1``
+       (classification); ``eta = sqrt(8 ln(K M T) / T)`` (pass ``eta``);
+    3. classification: ``lambda_{i,j}`` twice Theorem 6's, ``U_min = 5``, ``U = sqrt(B)``,
+       and the guard ``|S| < ceil(B d / (d + K M))`` (Table 3's available budget);
+       regression: ``U_min = sqrt(B / T)``, the guard ``|S| < B / 2`` and no ``min{1, .}``
+       in ``P_t`` (R stops on ``rbinom``'s NA when ``B > 2 (1 - upsilon) T^{2/3}``);
+    4. ``I_t`` drawn by ``sample(prob = p)`` (R sorts ``p`` first) before ``rho_t``.
+    The rest -- the oblivious rate ``z_t = 2 (1 - upsilon) T^{1-upsilon} t^upsilon``, the
+    shared support set, the steps with ``1 / P_t``, the incremental projection -- is
+    okl's.
+
     Reconstructions (Algorithms 2 and 3 are figures missing from the text; each point is
     tested in ``tests/test_pfmbooks.py``):
 
