@@ -102,8 +102,8 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
     C : float > 0 or None, default None
         The constant of (5); ``None`` is Theorem 2's ``C = B``.
     l_m : float >= 0, "running" or None, default None
-        ``l_m`` of (6).  ``None`` (``variant="okl"``): the doubling trick (the paper: "can be tuned by the
-        doubling trick") -- ``max{l_m, 1}`` starts at 1; when a round's
+        ``l_m`` of (6).  ``None`` (``variant="okl"``): the doubling trick (the paper:
+        "can be tuned by the doubling trick") -- ``max{l_m, 1}`` starts at 1; when a round's
         ``|l'| (max_i f_{t,i} - min_j f_{t,j})`` exceeds it, it is doubled until it
         covers it and the exponential weights restart from uniform (a new epoch;
         ``extras["restarts"]``).  A number: the fixed normalizer ``max{l_m, 1}``.
