@@ -134,7 +134,7 @@ class OMKC(OnlineLearner, OMKCCore):
         self.seed = check_seed(seed)
         self._core_setup(None, self.seed, self.loss == "hinge")
         self._omkc_setup(self.kernels, _LOSSES[self.loss], self.beta, self.lam,
-                         self.variant == "r", self._allocation == "rounds")
+                         self.variant == "r", self._allocation_rule == "rounds")
         if isinstance(self._budget_spec, int):
             self._per_kernel(self._budget_spec)
 
@@ -148,13 +148,13 @@ class OMKC(OnlineLearner, OMKCCore):
                               time_per_example=time_per_example(d), time_fixed=self.K)
 
     @property
-    def _allocation(self):
+    def _allocation_rule(self):
         if self.allocation is not None:
             return self.allocation
         return "rounds" if self.variant == "r" else "pooled"
 
     def _per_kernel(self, B):
-        if self._allocation != "static":
+        if self._allocation_rule != "static":
             return 0
         if B < self.K:
             raise ValueError(f"allocation='static' needs a budget of at least K = {self.K} "
