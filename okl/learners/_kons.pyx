@@ -27,7 +27,7 @@ from scipy.linalg.cython_blas cimport ddot, dsymv, dsyr, dscal, dtrsv, daxpy
 
 import numpy as np
 
-from okl._core cimport Learner, Row, SupportSet, GramCholesky, kernel_self
+from okl._core cimport Learner, Row, Stream, SupportSet, GramCholesky, kernel_self
 from okl.learners._kors cimport KORS, RidgeLeverage
 
 cdef int INC1 = 1
@@ -581,3 +581,60 @@ cdef class ProsNKONSCore(Learner):
         self.u_next = state["u_next"]
         self.allocated = True
         self.c_valid = False
+
+
+# ----------------------------------------------------------------------------
+# Benchmark reference: the kernel rows and the level-2 BLAS work of a run, nothing else
+# ----------------------------------------------------------------------------
+
+def round_work_reference(kernel, Stream s, added, int kind):
+    """The unavoidable work of a Sketched-KONS (``kind = 0``) or Pros-N-KONS (``kind = 1``)
+    run whose rounds ``t`` with ``added[t]`` grew the sketch / dictionary: for every
+    round, the kernel row (against every earlier input for Sketched-KONS, against the
+    dictionary for Pros-N-KONS) and the same BLAS calls on matrices of the same size
+    (Sketched-KONS: two triangular solves; Pros-N-KONS: two triangular solves, ``dsymv``
+    and ``dsyr``, and an ``m x m`` reset at a new point) on fixed well-conditioned data.
+    ``benchmarks/ratios_kons.py`` times a run against it.  Returns a checksum."""
+    cdef const unsigned char[::1] add = np.ascontiguousarray(added, dtype=np.uint8)
+    if add.shape[0] != s.T:
+        raise ValueError("added must have one entry per row")
+    cdef int cap = max(1, int(np.sum(add)) + 1), m = 0, j, ld
+    cdef SupportSet S = SupportSet(kernel, s.d, 64, True)
+    Lm = np.asfortranarray(np.eye(cap) * 2.0 + np.tril(np.full((cap, cap), 1e-3), -1))
+    Am = np.asfortranarray(np.eye(cap))
+    cdef double[::1, :] L = Lm
+    cdef double[::1, :] A = Am
+    buf = np.zeros(max(cap, 1) + 64)
+    row_ = np.zeros(max(s.T, 1) + 64)
+    cdef double[::1] b = buf
+    cdef double[::1] kr = row_
+    cdef double total = 0.0, c = -1e-12
+    cdef Py_ssize_t t
+    cdef Row r
+    ld = cap
+    with nogil:
+        for t in range(s.T):
+            s.row(t, &r)
+            if S.n > 0:
+                S.kernel_row_into(&r, &kr[0])
+                total += kr[0]
+            if m > 0:
+                for j in range(m):
+                    b[j] = 1.0
+                dtrsv(b"L", b"N", b"N", &m, &L[0, 0], &ld, &b[0], &INC1)
+                dtrsv(b"L", b"N", b"N", &m, &L[0, 0], &ld, &b[0], &INC1)
+                if kind == 1:
+                    dsymv(b"L", &m, &ONE, &A[0, 0], &ld, &b[0], &INC1, &ZERO, &kr[0], &INC1)
+                    dsyr(b"L", &m, &c, &kr[0], &INC1, &A[0, 0], &ld)
+                total += b[0]
+            if kind == 0 or add[t]:
+                if S.n == S.capacity and S.reserve(2 * S.capacity) != 0:
+                    break
+                S.add(&r, 1.0, t)
+            if add[t]:
+                m += 1
+                if kind == 1:
+                    for j in range(m):
+                        memset(&A[0, 0] + <Py_ssize_t> j * ld, 0, m * sizeof(double))
+                        A[j, j] = 1.0
+    return total
