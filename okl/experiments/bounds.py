@@ -1003,7 +1003,7 @@ def _lkmbooks(s, learner, tr, radii, rows, curves, delta):
 
     e = tr.extras
     T, B, C, u = int(e["T"]), int(e["B"]), float(e["C"]), float(e["upsilon"])
-    form = _z_form(learner.z_form, "theorem2")
+    form = _z_form(learner.z_form_, "theorem2")
     K = len(learner.kernels)
 
     # Theorem 2: Bernstein with mean <= B, i.e. sum_{n <= T} min{1, C / z_n} <= B
@@ -1013,7 +1013,7 @@ def _lkmbooks(s, learner, tr, radii, rows, curves, delta):
     if mean > B * (1.0 + 1e-12):
         rows.append(_na(q2, int(e["n_sampled"]), src2,
                         f"the proof needs sum_n min(1, C/z_n) <= B; with z_form = "
-                        f"{learner.z_form!r}, C = {C:g}, upsilon = {u:.4g} it is {mean:.4g} > "
+                        f"{learner.z_form_!r}, C = {C:g}, upsilon = {u:.4g} it is {mean:.4g} > "
                         f"B = {B}"))
     else:
         rows.append(_row(q2, int(e["n_sampled"]), lkmbooks_theorem2_bound(B, delta), src2,

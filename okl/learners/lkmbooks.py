@@ -223,7 +223,7 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
                          else check_choice(sampling, "sampling", _SAMPLINGS))
         self.seed = check_seed(seed)
         self._pending_T = None
-        z_form = self.z_form or ("printed" if r else "theorem2")
+        z_form = self.z_form_
         l_m = self.l_m if self.l_m is not None else ("running" if r else None)
         sampling = self.sampling or ("every_round" if r and self.loss == "absolute"
                                      else "gradient")
@@ -234,6 +234,12 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
                         l_m == "running", sampling == "every_round")
 
     # -- budget and horizon -------------------------------------------------------------
+
+    @property
+    def z_form_(self) -> str:
+        """The ``z_t`` form the run uses: ``z_form``, or its variant's default when ``None``
+        (``"printed"`` for ``variant="r"``, ``"theorem2"`` otherwise)."""
+        return self.z_form or ("printed" if self.variant == "r" else "theorem2")
 
     @property
     def K(self) -> int:
