@@ -7,14 +7,24 @@ from libc.string cimport memset
 
 from scipy.linalg.cython_blas cimport daxpy, ddot, dgemv, dscal, dsymv
 
-from okl._core cimport Learner, Row, SupportSet, GramDictionary, kernel_self
+from okl._core cimport Learner, Row, Stream, SupportSet, GramDictionary, kernel_self
 from okl._core import GramCholesky, GramInverse, SupportSet as PySupportSet
+from okl._core import _blas_enter, _blas_exit, _row_stream
 
 import numpy as np
 
 cdef int INC1 = 1
 cdef double ONE = 1.0
 cdef double ZERO = 0.0
+
+
+cdef inline int _grow_doubles(double** p, long long n) noexcept nogil:
+    """``realloc`` ``*p`` to ``n`` doubles; -1 (``*p`` untouched) if out of memory."""
+    cdef void* q = realloc(p[0], <size_t> n * sizeof(double))
+    if q == NULL:
+        return -1
+    p[0] = <double*> q
+    return 0
 
 
 cdef class POMDRCore(Learner):
@@ -59,12 +69,13 @@ cdef class POMDRCore(Learner):
     cdef long long t_bar        # -1: +inf
     cdef bint omdr
     cdef long long n_updates, n_added, n_projected
-    # per-run records
-    cdef object _rec
+    # per-call records (rates, deltas, ALD residuals of the rounds of the last learning
+    # call): buffers kept across calls, grown geometrically, so a call allocates nothing
     cdef double* rec_rate
     cdef double* rec_delta
     cdef double* rec_alpha
-    cdef long long rec_t0, rec_len
+    cdef long long rec_t0, rec_len, rec_cap
+    cdef bint rec_on
 
     def __cinit__(self, *args, **kwargs):
         self.C = NULL
@@ -81,6 +92,8 @@ cdef class POMDRCore(Learner):
         self.rec_rate = self.rec_delta = self.rec_alpha = NULL
         self.rec_len = 0
         self.rec_t0 = 0
+        self.rec_cap = 0
+        self.rec_on = False
         self.T = 0
         self.t_bar = -1
 
@@ -93,6 +106,9 @@ cdef class POMDRCore(Learner):
         free(self.qtmp)
         free(self.nearest)
         free(self.halv_t)
+        free(self.rec_rate)
+        free(self.rec_delta)
+        free(self.rec_alpha)
 
     # -- configuration -------------------------------------------------------------
 
@@ -167,16 +183,35 @@ cdef class POMDRCore(Learner):
         self.ccap = cap
         return 0
 
-    def _pomdr_begin_records(self, long long n):
-        """Per-round records (rates, deltas, ALD residuals) for a stream of ``n`` rounds."""
-        rec = np.full((3, n), np.nan)
-        cdef double[:, ::1] r = rec
-        self._rec = rec
-        self.rec_rate = &r[0, 0]
-        self.rec_delta = &r[1, 0]
-        self.rec_alpha = &r[2, 0]
+    cdef int begin_records(self, long long n) noexcept nogil:
+        """Per-round records (rates, deltas, ALD residuals) for a call of ``n`` rounds.
+
+        The buffers are kept across calls: they grow geometrically (to at least ``n``)
+        and shrink back only after a call at most a quarter of their size following a
+        long run, so ``learn_one`` allocates nothing.  ``update`` writes every entry of
+        its round (NaN where a quantity was not computed), so nothing is filled here."""
+        cdef long long cap = self.rec_cap
+        if n > cap:
+            cap = n if n > 2 * cap else 2 * cap
+            if cap < 16:
+                cap = 16
+        elif cap > 4096 and 4 * n <= cap:
+            cap = n if n > 4096 else 4096
+        if cap != self.rec_cap:
+            if (_grow_doubles(&self.rec_rate, cap) != 0
+                    or _grow_doubles(&self.rec_delta, cap) != 0
+                    or _grow_doubles(&self.rec_alpha, cap) != 0):
+                return -1
+            self.rec_cap = cap
         self.rec_t0 = self.t
         self.rec_len = n
+        self.rec_on = True
+        return 0
+
+    def _pomdr_begin_records(self, long long n):
+        """``begin_records`` from Python (``run`` / ``partial_fit``)."""
+        if self.begin_records(n) != 0:
+            raise MemoryError(f"cannot allocate POMDR's per-round records for {n} rounds")
 
     # -- the round -----------------------------------------------------------------
 
@@ -276,6 +311,8 @@ cdef class POMDRCore(Learner):
         cdef bint pomd = not self.omdr
         if rec:
             self.rec_rate[k] = lam
+            self.rec_delta[k] = NAN         # until the end of the round
+            self.rec_alpha[k] = NAN         # unless (5) is evaluated
         if 1.0 - y * f > 0.0:
             # delta_t of (10): ||grad - grad_bar||^2 - ||grad_bar||^2 = k(x,x) - 2 y g_t
             delta = fmax(kxx - 2.0 * y * gbar, 0.0)
@@ -364,6 +401,47 @@ cdef class POMDRCore(Learner):
         if rec:
             self.rec_delta[k] = delta
 
+    # -- learn_one in one call -------------------------------------------------------
+
+    def _pomdr_learn_one(self, lock, x, y, bint blas):
+        """``learn_one`` in one call when nothing needs Python: the horizon is known and
+        not reached, the learner has seen its first example, ``x`` passes the checks of
+        ``okl._core._row_stream`` (a float64 vector, 1-row array or canonical 1-row CSR
+        with int32 indices, finite, ``d`` wide) and ``y`` is a float in {-1, +1}.
+
+        Returns ``None`` (nothing done, nothing changed) when the general path must
+        handle the call (it converts, or raises the ``ValueError`` naming the problem);
+        otherwise ``True``, or ``False`` if the round ran out of memory.  Holds ``lock``
+        (the learner's) from the checks to the end of the round; with ``blas``, BLAS is
+        held to one thread around the round (``okl.learners.base.one_blas_thread``'s
+        fast mode).  The round's records are begun as ``_begin_stream(1)`` does."""
+        cdef Stream s
+        cdef Row row
+        cdef double v, f
+        lock.acquire()
+        try:
+            if self.d < 0 or self.T <= 0 or self.t >= self.T or not isinstance(y, float):
+                return None
+            v = y
+            if self.classification and v != 1.0 and v != -1.0:
+                return None
+            s = _row_stream(x, self.d)
+            if s is None or self.begin_records(1) != 0:
+                return None
+            s.row(0, &row)
+            if blas:
+                _blas_enter()
+            with nogil:
+                self.t += 1
+                f = self.score(&row)
+                self.loss(v, f)
+                self.update(&row, v, f)
+            if blas:
+                _blas_exit()
+            return not self.error
+        finally:
+            lock.release()
+
     # -- inspection and pickling ----------------------------------------------------
 
     def _halving_rounds(self):
@@ -380,16 +458,22 @@ cdef class POMDRCore(Learner):
                 "norm_sq": self.norm_sq, "B0": self.B0}
 
     def _pomdr_records(self):
-        if self._rec is None:
+        if not self.rec_on:
             return {}
-        done = min(max(self.t - self.rec_t0, 0), self.rec_len)
-        r = self._rec[:, :done].copy()
-        return {"rates": r[0], "deltas": r[1], "ald_residuals": r[2]}
+        cdef long long done = min(max(self.t - self.rec_t0, 0), self.rec_len)
+        if done == 0:
+            return {"rates": np.empty(0), "deltas": np.empty(0), "ald_residuals": np.empty(0)}
+        return {"rates": np.array(<double[:done]> self.rec_rate, copy=True),
+                "deltas": np.array(<double[:done]> self.rec_delta, copy=True),
+                "ald_residuals": np.array(<double[:done]> self.rec_alpha, copy=True)}
 
     def _cross_gram(self):
-        """``C`` as an array: ``[k(w_j, s_i)]`` (window slots x support vectors)."""
-        cdef int nw = 0 if self.win is None else self.win.n
-        cdef int n = self.size(), i, j
+        """``C`` as an array: ``[k(w_j, s_i)]`` (window slots x support vectors) while POMD
+        runs; ``(0, 0)`` once OMDR runs (``C`` is no longer kept or read: its columns of
+        later support vectors were never written, so they are not handed out -- nor
+        pickled, which keeps the pickle of a learner a function of its rounds)."""
+        cdef int nw = 0 if self.win is None or self.omdr else self.win.n
+        cdef int n = 0 if self.omdr else self.size(), i, j
         out = np.empty((nw, n))
         cdef double[:, ::1] o = out
         for j in range(nw):

@@ -522,6 +522,7 @@ class HorizonLearner:
         self._horizon_for(1)
         super().learn_one(x, y)
 
+    @_unlocked      # reads only T (a parameter); OnlineLearner.partial_fit takes the lock
     def partial_fit(self, X, y=None):
         self._require_T("for partial_fit")
         return super().partial_fit(X, y)

@@ -10,7 +10,8 @@ import numpy as np
 from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import check_kernel
 from okl.learners._pomdr import POMDRCore
-from okl.learners.base import HorizonLearner, OnlineLearner
+from okl.learners import base as _base
+from okl.learners.base import HorizonLearner, OnlineLearner, _unlocked
 from okl.learners.perceptron import _KernelExpansion
 
 __all__ = ["POMD", "POMDR", "default_B0", "budget_B0"]
@@ -93,15 +94,36 @@ class _POMDBase(_KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
 
     def _checked(self, X, y):
         stream, labels = super()._checked(X, y)
-        self._horizon_for(stream.T)
-        return stream, labels
+        T = self.T
+        if T is None or self.n_rounds + stream.T > T:
+            self._horizon_for(stream.T)     # raises past T; checks B0 for a run's own T
+        return stream, labels               # (a given T's B0 was checked at construction)
 
     def _begin_stream(self, n_rounds):
-        T = self._horizon_for(n_rounds)
-        if self._horizon() <= 0:
+        # the callers checked the horizon (``_checked``, ``HorizonLearner.learn_one``)
+        if self._horizon() <= 0:        # a first run without T: its stream is the horizon
+            T = self._horizon_for(n_rounds)
             B0, thr = self._settings_for(T)
             self._pomdr_set_horizon(T, 0 if B0 is None else B0, thr)
         self._pomdr_begin_records(n_rounds)
+
+    @_unlocked
+    def learn_one(self, x, y=None) -> None:
+        """Learn from one example (see ``OnlineLearner.learn_one``; ``T`` is required).
+
+        A float64 row (1-D, or 1-row CSR with int32 indices) and a float label take
+        one typed call (``_pomdr_learn_one``: checks, horizon, records and the round
+        under the learner's lock); anything else, or a call that must raise, takes
+        the general path with its messages."""
+        if self.T is not None:
+            mode = _base._BLAS_MODE
+            if mode == "fast" or mode == "none":
+                done = self._pomdr_learn_one(self._okl_lock, x, y, mode == "fast")
+                if done is not None:
+                    if not done:
+                        raise MemoryError(f"{type(self).__name__} could not grow its memory")
+                    return
+        super().learn_one(x, y)
 
     # -- inspection ---------------------------------------------------------------------
 
