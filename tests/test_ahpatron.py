@@ -2,6 +2,7 @@
 Liao, Li, Liao, Hu & Dang, *Ahpatron* (AAAI 2024)."""
 import contextlib
 import math
+import os
 import pickle
 
 import numpy as np
@@ -50,14 +51,35 @@ def avp_oracle(kernel, X, y, *, U=math.inf, eps=0.75, lam=1.0, setting=None):
                 norm_sq=norm(a, G[np.ix_(S, S)]) ** 2 if S else 0.0)
 
 
-def ahpatron_oracle(kernel, X, y, *, B, U, lam, eps, eta, c=None):
+def split_oracle(a, m, split):
+    """``(drop, keep)``: positions of S_{t,1} and S_{t,2} (ascending) by the rule ``split``.
+
+    "oldest" / "newest": the m smallest |alpha| go, ties by age (a stable sort of
+    |alpha|, resp. of |alpha| with the positions reversed); "r": Ahpatron.R's
+    ``large_index <- which(abs(svpara) >= median(abs(svpara)))[1:(B/2)]``."""
+    absa = np.abs(a)
+    if split == "r":
+        keep = np.flatnonzero(absa >= np.median(absa))[:m]
+        return np.setdiff1d(np.arange(a.size), keep), keep
+    if split == "oldest":
+        order = np.argsort(absa, kind="stable")                 # ties: older first
+    else:
+        order = np.lexsort((-np.arange(a.size), absa))           # ties: newer first
+    drop, keep = np.sort(order[:m]), np.sort(order[m:])
+    assert absa[keep].min() >= absa[drop].max()                  # (iii)
+    return drop, keep
+
+
+def ahpatron_oracle(kernel, X, y, *, B, U, lam, eps, eta, c=None, split="newest"):
     """Algorithm 2 literally: explicit coefficients, explicit K_2, K_21, np.linalg.solve
-    for (9), the sphere projection (7) by its closed form, then (8)."""
+    for (9), the sphere projection (7) by its closed form, then (8); the split of line 10
+    by ``split_oracle``."""
     Xd = dense(X)
     G = ref_gram(kernel, Xd, Xd)
     m = B // 2
     S, a = [], np.zeros(0)
     scores, sizes, m_prime, n_margin, dist, removed = [], [], 0, 0, [], []
+    split_iii = []                                               # (iii) held at a halving
     for t in range(len(y)):
         f = float(G[t, S] @ a) if S else 0.0
         scores.append(f)
@@ -67,9 +89,8 @@ def ahpatron_oracle(kernel, X, y, *, B, U, lam, eps, eta, c=None):
             n_margin += margin > 0
             if len(S) == B:
                 K = G[np.ix_(S, S)]
-                order = np.argsort(np.abs(a), kind="stable")     # ties: older first
-                drop, keep = np.sort(order[:m]), np.sort(order[m:])
-                assert np.abs(a[keep]).min() >= np.abs(a[drop]).max()   # (iii)
+                drop, keep = split_oracle(a, m, split)
+                split_iii.append(np.abs(a[keep]).min() >= np.abs(a[drop]).max())
                 K2, K21 = K[np.ix_(keep, keep)], K[np.ix_(keep, drop)]
                 theta = np.linalg.solve(K2 + eta * np.eye(m), K21 @ a[drop])   # (9)
                 v = a[keep] + theta                                  # f_{t,2} + fhat_{t,1}
@@ -89,7 +110,8 @@ def ahpatron_oracle(kernel, X, y, *, B, U, lam, eps, eta, c=None):
         sizes.append(len(S))
     return dict(scores=np.array(scores), sizes=np.array(sizes), S=np.array(S, dtype=int),
                 a=a, m_prime=m_prime, n_margin=n_margin, dist=np.array(dist),
-                removed=removed, norm_sq=norm(a, G[np.ix_(S, S)]) ** 2)
+                removed=removed, norm_sq=norm(a, G[np.ix_(S, S)]) ** 2,
+                split_iii=np.array(split_iii, dtype=bool))
 
 
 def check_avp(learner, tr, ref, X, y):
@@ -236,20 +258,24 @@ AHP_CASES = [
 ]
 
 
+SPLITS = ("r", "newest", "oldest")
+
+
+@pytest.mark.parametrize("split", SPLITS)
 @pytest.mark.parametrize("kernel", [okl.Gaussian(0.7), okl.Gaussian(2.0), okl.Laplacian(1.5),
                                     okl.Polynomial(degree=2, gamma=0.5, coef0=1.0)], ids=repr)
 @pytest.mark.parametrize("params", AHP_CASES, ids=str)
-def test_ahpatron_matches_oracle_round_for_round_dense(kernel, params):
+def test_ahpatron_matches_oracle_round_for_round_dense(kernel, params, split):
     X, y = xor_stream(400, 3, seed=11)
     if isinstance(kernel, okl.Polynomial):
         X = X * 0.5
     B = params["B"]
     U, lam = defaults(B, params.get("U"), params.get("lam"))
-    learner = Ahpatron(kernel=kernel, **params)
+    learner = Ahpatron(kernel=kernel, split=split, **params)
     assert learner.U_ == U and learner.lam_ == lam
     tr = learner.run(X, y)
     ref = ahpatron_oracle(kernel, X, y, B=B, U=U, lam=lam, eps=params.get("eps", 0.5),
-                         eta=params.get("eta", 0.0005), c=params.get("c"))
+                         eta=params.get("eta", 0.0005), c=params.get("c"), split=split)
     check_ahpatron(learner, tr, ref, y, B)
     assert len(ref["dist"]) >= 8                         # many halvings
     # the Gram matrix kept incrementally is the support set's
@@ -257,19 +283,20 @@ def test_ahpatron_matches_oracle_round_for_round_dense(kernel, params):
     np.testing.assert_allclose(learner._gram(), ref_gram(kernel, S, S), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("split", SPLITS)
 @pytest.mark.parametrize("params", AHP_CASES, ids=str)
-def test_ahpatron_matches_oracle_on_csr_input(params):
+def test_ahpatron_matches_oracle_on_csr_input(params, split):
     X, y = sparse_stream(400, 10, seed=8)
     kernel = okl.Gaussian(1.0)
     B = params["B"]
     U, lam = defaults(B, params.get("U"), params.get("lam"))
-    learner = Ahpatron(kernel=kernel, **params)
+    learner = Ahpatron(kernel=kernel, split=split, **params)
     tr = learner.run(X, y)
     ref = ahpatron_oracle(kernel, X, y, B=B, U=U, lam=lam, eps=params.get("eps", 0.5),
-                         eta=params.get("eta", 0.0005), c=params.get("c"))
+                         eta=params.get("eta", 0.0005), c=params.get("c"), split=split)
     check_ahpatron(learner, tr, ref, y, B)
     assert len(ref["dist"]) >= 5
-    dense_tr = Ahpatron(kernel=kernel, **params).run(X.toarray(), y)
+    dense_tr = Ahpatron(kernel=kernel, split=split, **params).run(X.toarray(), y)
     np.testing.assert_allclose(tr.scores, dense_tr.scores, rtol=1e-10, atol=1e-12)
 
 
@@ -286,18 +313,23 @@ def test_ahpatron_linear_kernel_rank_deficient_K2():
     assert len(ref["dist"]) >= 5
 
 
-def test_ahpatron_removes_the_smallest_coefficients_oldest_first_on_ties():
+@pytest.mark.parametrize("split,first_removed", [("oldest", "older"), ("newest", "newer"),
+                                                  ("r", "newer")])
+def test_ahpatron_first_halving_on_equal_coefficients(split, first_removed):
     """With U large no projection happens before the first halving: every |alpha| = lam,
-    so S_{t,1} is the older half; later halvings drop the smallest |alpha|."""
+    so S_{t,1} is the older half under "oldest" and the newer half under "newest" and
+    the R code's rule (which keeps the first B/2 with |alpha| >= median)."""
     X, y = xor_stream(300, 3, seed=7)
     kernel = okl.Gaussian(1.0)
     B = 8
-    learner = Ahpatron(kernel=kernel, B=B, U=100.0, lam=0.3, eps=0.5)
+    learner = Ahpatron(kernel=kernel, B=B, U=100.0, lam=0.3, eps=0.5, split=split)
     tr = learner.run(X, y)
-    ref = ahpatron_oracle(kernel, X, y, B=B, U=100.0, lam=0.3, eps=0.5, eta=0.0005)
+    ref = ahpatron_oracle(kernel, X, y, B=B, U=100.0, lam=0.3, eps=0.5, eta=0.0005,
+                         split=split)
     check_ahpatron(learner, tr, ref, y, B)
     updates = np.flatnonzero(y * ref["scores"] < 0.5)
-    assert ref["removed"][0] == list(updates[:B // 2])   # the oldest half
+    half = updates[:B // 2] if first_removed == "older" else updates[B // 2:B]
+    assert ref["removed"][0] == list(half)
 
 
 def test_ahpatron_with_a_budget_beyond_the_stream_is_avp():
@@ -373,7 +405,8 @@ def test_ahpatron_projection_keeps_the_norm_when_c_is_none():
 
 def test_ahpatron_pickle_resumes_mid_stream():
     X, y = xor_stream(700, 3, seed=12)
-    for params in (dict(B=8), dict(B=12, c=0.6, eps=0.7, U=2.0, lam=0.5)):
+    for params in (dict(B=8), dict(B=12, c=0.6, eps=0.7, U=2.0, lam=0.5, split="r"),
+                   dict(B=10, split="oldest")):
         full_learner = Ahpatron(kernel=okl.Gaussian(0.9), **params)
         full = full_learner.run(X, y)
         learner = Ahpatron(kernel=okl.Gaussian(0.9), **params)
@@ -454,14 +487,16 @@ def test_ahpatron_singular_projection_raises():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2 ** 16), T=st.integers(1, 120), half=st.integers(1, 6),
        eps=st.floats(0.0, 1.0), sigma=st.floats(0.3, 3.0),
-       c=st.one_of(st.none(), st.floats(0.05, 1.0)), sparse=st.booleans())
-def test_ahpatron_oracle_property(seed, T, half, eps, sigma, c, sparse):
+       c=st.one_of(st.none(), st.floats(0.05, 1.0)), sparse=st.booleans(),
+       split=st.sampled_from(SPLITS))
+def test_ahpatron_oracle_property(seed, T, half, eps, sigma, c, sparse, split):
     B = 2 * half
     X, y = sparse_stream(T, 6, density=0.5, seed=seed) if sparse else xor_stream(T, 3, seed=seed)
     kernel = okl.Gaussian(sigma)
-    tr = Ahpatron(kernel=kernel, B=B, eps=eps, c=c).run(X, y)
+    tr = Ahpatron(kernel=kernel, B=B, eps=eps, c=c, split=split).run(X, y)
     U, lam = defaults(B)
-    ref = ahpatron_oracle(kernel, X, y, B=B, U=U, lam=lam, eps=eps, eta=0.0005, c=c)
+    ref = ahpatron_oracle(kernel, X, y, B=B, U=U, lam=lam, eps=eps, eta=0.0005, c=c,
+                         split=split)
     np.testing.assert_allclose(tr.scores, ref["scores"], rtol=1e-8, atol=1e-10)
     np.testing.assert_array_equal(tr.budget, ref["sizes"])
     assert tr.extras["removals"] == len(ref["dist"])
@@ -516,6 +551,8 @@ def test_avp_corollary2_eps_threshold_is_lambda1_over_two():
     (dict(B=8, eta=0.0), "eta"), (dict(B=8, eta=-1e-3), "eta"),
     (dict(B=8, c=0.0), "c"), (dict(B=8, c=1.2), "c"), (dict(B=8, c="0.5"), "c"),
     (dict(B=8, seed=1.5), "seed"), (dict(B=8, kernel=3), "kernel"),
+    (dict(B=8, split="R"), "split"), (dict(B=8, split="median"), "split"),
+    (dict(B=8, split=None), "split"),
 ])
 def test_ahpatron_parameter_validation(bad, name):
     with pytest.raises(ValueError, match=name):
@@ -526,9 +563,69 @@ def test_defaults_follow_the_experiments():
     learner = Ahpatron(B=400)
     assert learner.U_ == 10.0 and learner.lam_ == 10.0 / 40.0
     assert learner.get_params() == dict(kernel=okl.Gaussian(1.0), B=400, U=None, lam=None,
-                                        eps=0.5, eta=0.0005, c=None, seed=None)
+                                        eps=0.5, eta=0.0005, c=None, split="newest", seed=None)
     assert Ahpatron(B=16, U=2.0).lam_ == 2.0 / 8.0
     assert AVP().get_params() == dict(kernel=okl.Gaussian(1.0), U=math.inf, eps=0.75,
                                       lam=None, setting=None, seed=None)
     with pytest.raises(TypeError):
         Ahpatron()                                   # B is required
+
+
+# -- the split rules -------------------------------------------------------------------
+
+def test_the_split_rules_are_three_different_algorithms():
+    """On this stream the R code's rule departs from (iii) on some halvings (a vector above
+    a tied median is removed while an older one at the median is kept), so "r", "newest"
+    and "oldest" give three different runs, each matched by okl (the oracle tests)."""
+    X, y = xor_stream(400, 3, seed=11)
+    kernel, B = okl.Gaussian(2.0), 16
+    U, lam = defaults(B, 1.0, 0.8)
+    refs = {s: ahpatron_oracle(kernel, X, y, B=B, U=U, lam=lam, eps=0.8, eta=0.0005, c=0.9,
+                               split=s) for s in SPLITS}
+    assert not refs["r"]["split_iii"].all()
+    assert refs["newest"]["split_iii"].all() and refs["oldest"]["split_iii"].all()
+    for a, b in (("r", "newest"), ("newest", "oldest"), ("r", "oldest")):
+        assert np.abs(refs[a]["scores"] - refs[b]["scores"]).max() > 1e-3
+    for s in SPLITS:
+        tr = Ahpatron(kernel=kernel, B=B, U=1.0, lam=0.8, eps=0.8, c=0.9, split=s).run(X, y)
+        np.testing.assert_allclose(tr.scores, refs[s]["scores"], rtol=1e-9, atol=1e-10)
+
+
+# -- the authors' R code (tests/fixtures/r/seed002/Ahpatron.R) ----------------------------
+
+R_FIX = os.path.join(os.path.dirname(__file__), "fixtures")
+R_SEED002 = os.path.join(R_FIX, "r", "seed002")
+# (stream, fixture, B, sigma, eps): tests/fixtures/r/seed002/make_fixtures.py's CASES
+R_CASES = [
+    ("r_stream_c.csv", "r_ahpatron_b16.csv", 16, 1.0, 0.5),
+    ("r_stream_c.csv", "r_ahpatron_b8.csv", 8, 0.5, 0.9),
+    ("r/seed002/r_ahpatron_a9a_stream.csv", "r_ahpatron_a9a.csv", 12, 2.0, 0.9),
+]
+
+
+@pytest.mark.parametrize("stream,fixture,B,sigma,eps", R_CASES, ids=[c[1] for c in R_CASES])
+def test_ahpatron_matches_the_authors_r_code_round_for_round(stream, fixture, B, sigma, eps):
+    """split="r" is Ahpatron.R to round-off: f_t(x_t), the mistakes (R's
+    hatyi = +1 at fx >= 0), |N_T| round by round and |S| after every round; the other
+    rules part from it (so the fixtures tell the rules apart)."""
+    data = np.loadtxt(os.path.join(R_FIX, stream), delimiter=",")
+    y, X = data[:, 0], np.ascontiguousarray(data[:, 1:])
+    r = np.loadtxt(os.path.join(R_SEED002, fixture), delimiter=",")
+    fx, r_err, r_n, r_k = r.T
+    learner = Ahpatron(kernel=okl.Gaussian(sigma), B=B, eps=eps, split="r")
+    tr = learner.run(X, y)
+    np.testing.assert_allclose(tr.scores, fx, rtol=1e-9, atol=1e-11)
+    np.testing.assert_array_equal(tr.budget, r_k)
+    margins = y * tr.scores
+    np.testing.assert_array_equal(np.cumsum((margins > 0) & (margins < 1 - eps)), r_n)
+    hat = np.where(tr.scores >= 0, 1.0, -1.0)
+    np.testing.assert_array_equal((hat != y)[1:], r_err[1:].astype(bool))
+    assert tr.extras["n_margin"] == r_n[-1] and tr.extras["removals"] >= 10
+    for other in ("newest", "oldest"):
+        o = Ahpatron(kernel=okl.Gaussian(sigma), B=B, eps=eps, split=other).run(X, y)
+        if (other, fixture) == ("newest", "r_ahpatron_b8.csv"):
+            # no halving of this case has a tied median below a newer, larger vector:
+            # there the R code's rule is "newest"
+            np.testing.assert_allclose(o.scores, fx, rtol=1e-9, atol=1e-11)
+        else:
+            assert np.abs(o.scores - fx).max() > 1e-3

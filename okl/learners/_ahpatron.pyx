@@ -24,6 +24,13 @@ ctypedef struct KeyIndex:
     int index
 
 
+# how Ahpatron's split chooses S_{t,1}, the half it removes (Ahpatron's ``split``)
+cdef enum:
+    SPLIT_OLDEST = 0   # the B/2 smallest |alpha|; among equal |alpha| the older removed
+    SPLIT_NEWEST = 1   # the B/2 smallest |alpha|; among equal |alpha| the newer removed
+    SPLIT_R = 2        # Ahpatron.R: keep the first B/2 (in order) with |alpha| >= median
+
+
 cdef int _by_key_then_index(const void* a, const void* b) noexcept nogil:
     """Ascending ``|alpha|``; ties by ascending index (the older vector first)."""
     cdef const KeyIndex* p = <const KeyIndex*> a
@@ -33,6 +40,17 @@ cdef int _by_key_then_index(const void* a, const void* b) noexcept nogil:
     if p.key > q.key:
         return 1
     return (p.index > q.index) - (p.index < q.index)
+
+
+cdef int _by_key_then_newer(const void* a, const void* b) noexcept nogil:
+    """Ascending ``|alpha|``; ties by descending index (the newer vector first)."""
+    cdef const KeyIndex* p = <const KeyIndex*> a
+    cdef const KeyIndex* q = <const KeyIndex*> b
+    if p.key < q.key:
+        return -1
+    if p.key > q.key:
+        return 1
+    return (p.index < q.index) - (p.index > q.index)
 
 
 cdef int _by_int(const void* a, const void* b) noexcept nogil:
@@ -156,6 +174,7 @@ cdef class AhpatronCore(AVPCore):
     (size ``B/2``) and compacts both the support set and ``K`` in place.
     """
     cdef int B, m
+    cdef int split              # SPLIT_OLDEST, SPLIT_NEWEST or SPLIT_R
     cdef double eta
     cdef double c               # constant c_t in (0, 1]; <= 0: c_t = ||f_t|| / U
     cdef double* K
@@ -215,11 +234,15 @@ cdef class AhpatronCore(AVPCore):
         self.keep = self.drop = NULL
         self.n_dist = self.dist_cap = 0
 
-    def _ahpatron_setup(self, int B, double U, double lam, double eps, double eta, double c):
+    def _ahpatron_setup(self, int B, double U, double lam, double eps, double eta, double c,
+                        int split=SPLIT_NEWEST):
         cdef size_t b = B, m = B // 2
+        if split not in (SPLIT_OLDEST, SPLIT_NEWEST, SPLIT_R):
+            raise ValueError(f"unknown split rule {split}")
         self._avp_setup(U, lam, eps, RATE_CONSTANT)
         self.release()
         self.B = B
+        self.split = split
         self.m = B // 2
         self.eta = eta
         self.c = c
@@ -268,6 +291,41 @@ cdef class AhpatronCore(AVPCore):
         self.n_dist += 1
         return 0
 
+    cdef void choose_split(self) noexcept nogil:
+        """Fill ``drop`` (``S_{t,1}``) and ``keep`` (``S_{t,2}``), ``B/2`` positions each, in
+        ascending position (= arrival) order, by the rule ``split``."""
+        cdef int B = self.B, m = self.m, i, a, nk, nd
+        cdef double* alpha = self.sv.alpha
+        cdef double med
+        for i in range(B):
+            self.order[i].key = fabs(alpha[i])
+            self.order[i].index = i
+        if self.split == SPLIT_R:
+            # Ahpatron.R: med <- median(abs_svpara); index <- which(abs_svpara >= med);
+            # large_index <- index[1:(B/2)]: the first B/2 in order with |alpha| >= med
+            # (R's median of an even count: the mean of the two middle values)
+            qsort(self.order, B, sizeof(KeyIndex), _by_key_then_index)
+            med = (self.order[m - 1].key + self.order[m].key) / 2.0
+            nk = 0
+            nd = 0
+            for i in range(B):
+                if nk < m and fabs(alpha[i]) >= med:
+                    self.keep[nk] = i
+                    nk += 1
+                else:
+                    self.drop[nd] = i
+                    nd += 1
+            return
+        if self.split == SPLIT_NEWEST:
+            qsort(self.order, B, sizeof(KeyIndex), _by_key_then_newer)
+        else:
+            qsort(self.order, B, sizeof(KeyIndex), _by_key_then_index)
+        for a in range(m):
+            self.drop[a] = self.order[a].index
+            self.keep[a] = self.order[m + a].index
+        qsort(self.drop, m, sizeof(int), _by_int)
+        qsort(self.keep, m, sizeof(int), _by_int)
+
     cdef int halve(self, double* fbar_x) noexcept nogil:
         """Lines 10-12 of Algorithm 2 up to ``fbar_t``: split ``S_t`` by ``|alpha|``, project
         the removed half onto the kept half (6), (9), rescale to ``c_t U`` (7), drop
@@ -281,16 +339,8 @@ cdef class AhpatronCore(AVPCore):
         if self.scale != 1.0:
             self.sv.scale(self.scale)
             self.scale = 1.0
-        # S_{t,1}: the B/2 smallest |alpha| (ties: the older first); S_{t,2}: the rest
-        for i in range(B):
-            self.order[i].key = fabs(alpha[i])
-            self.order[i].index = i
-        qsort(self.order, B, sizeof(KeyIndex), _by_key_then_index)
-        for a in range(m):
-            self.drop[a] = self.order[a].index
-            self.keep[a] = self.order[m + a].index
-        qsort(self.drop, m, sizeof(int), _by_int)
-        qsort(self.keep, m, sizeof(int), _by_int)
+        # S_{t,1} (removed) and S_{t,2} (kept), B/2 each, by the rule ``split``
+        self.choose_split()
         # K_2, K_21 and the removed coefficients alpha
         for b in range(m):
             for a in range(m):
