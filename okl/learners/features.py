@@ -185,10 +185,10 @@ class NOGD(OnlineLearner, NOGDCore):
         Any kernel (the Nystrom map needs no shift invariance).
     B : int >= 1, default 400
         Budget: the number of support vectors of stage 1 (Table 2 of POMDR: 400).
-    k : int in [1, B] or None, default None
-        Rank of the approximation; ``None`` is ``max(1, floor(0.2 B))``, the value
-        of the MATLAB package (``options.k = 0.2``, ``k = 0.2 B``) and of the POMDR and
-        Ahpatron authors' runs (``r = 0.2 B``).
+    k : int or None, default None
+        Rank of the approximation, in ``[1, B]``; ``None`` is ``max(1, floor(0.2 B))``,
+        the value of the MATLAB package (``options.k = 0.2``, ``k = 0.2 B``) and of the
+        POMDR and Ahpatron authors' runs (``r = 0.2 B``).
     eta : float > 0, default 0.5
         Constant step size of both stages (one ``eta`` as in the MATLAB and R code).
     {loss}

@@ -163,6 +163,7 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
        regression: ``U_min = sqrt(B / T)``, the guard ``|S| < B / 2`` and no ``min{1, .}``
        in ``P_t`` (R stops on ``rbinom``'s NA when ``B > 2 (1 - upsilon) T^{2/3}``);
     4. ``I_t`` drawn by ``sample(prob = p)`` (R sorts ``p`` first) before ``rho_t``.
+
     The rest -- the oblivious rate ``z_t = 2 (1 - upsilon) T^{1-upsilon} t^upsilon``, the
     shared support set, the steps with ``1 / P_t``, the incremental projection -- is
     okl's.
