@@ -238,7 +238,9 @@ class KernelAWV(OnlineLearner, KernelAWVCore):
     def __init__(self, kernel=None, *, lam=1.0, forecaster="awv", task="regression"):
         self.kernel = check_kernel(kernel)
         self.lam, self.forecaster, self.task = _check_common(lam, forecaster, task)
-        self._core_setup(self.kernel, None, _TASKS[self.task])
+        # no seed parameter: the learner never draws; a fixed seed keeps its pickle a
+        # function of the rounds (an entropy-seeded generator differs in every instance)
+        self._core_setup(self.kernel, 0, _TASKS[self.task])
         self._awv_setup(self.lam, _FORECASTERS[self.forecaster])
 
     def _allocation(self):
@@ -409,7 +411,7 @@ class _PKAWVTaylor(PKAWV, TaylorAWVCore):
         else:
             self.M = check_int(M, "M", low=0)
             self._M = self.M
-        self._core_setup(None, None, _TASKS[self.task])
+        self._core_setup(None, 0, _TASKS[self.task])     # never draws (see KernelAWV)
         self._taylor_setup(self.lam, _FORECASTERS[self.forecaster], self._M, kernel.sigma)
 
     # -- the basis ------------------------------------------------------------------
