@@ -84,6 +84,7 @@ from okl.experiments import runner as rn
 from okl.kernels import Gaussian
 from okl.learners.awv import PKAWV, KernelAWV
 from okl.learners.features import FOGD
+from okl.learners.kons import ProsNKONS, SketchedKONS
 from okl.plotting import save_figure
 from theory.awv import proposition1_bound, taylor_mu, theorem3_bound
 from theory.comparators import kernel_ridge_comparator
@@ -98,7 +99,18 @@ __all__ = [
 SIGMA = 1.0
 LAM = 1.0
 FOGD_D = 1000
-NOT_IMPLEMENTED = ("Pros-N-KONS",)
+#: KORS as Section 4 sets it ("mu = 1, beta = 1 and eps = 0.5"): PKAWV's Nystrom basis
+#: and Pros-N-KONS' dictionary
+KORS = dict(mu=1.0, beta=1.0, eps=0.5)
+#: the KONS settings the paper leaves open (module docstring): ``alpha = lambda``, the
+#: feasible set ``|f(x_t)| <= C = 1`` of labels in [-1, 1], the Newton step 1/16 of the
+#: authors' code (``u = g/4``), within the square loss' ``1/(2 (C + 1)^2) = 1/8``
+KONS = dict(alpha=LAM, C=1.0, eta=1.0 / 16)
+#: Sketched-KONS' sampling floor (Table 1's ``c = 1/gamma``; no value in the paper)
+SKETCHED_GAMMA = 0.1
+#: columns okl adds to the paper's figures (marked so in tables, JSON and legends)
+NOT_IN_PAPER = ("Sketched-KONS", "Pros-N-KONS jgr2019")
+NOT_IMPLEMENTED = ()
 
 # -- adversarial ---------------------------------------------------------------------------
 ADVERSARIAL_D = 5
@@ -107,7 +119,24 @@ QUICK_ADVERSARIAL_N = 12
 N_CANDIDATES = 256
 N_STARTS = 3
 QUICK_N_STARTS = 1
-ADVERSARIAL_LEARNERS = ("Kernel-AWV", "PKAWV M=2", "PKAWV M=3", "PKAWV M=4", "FOGD")
+ADVERSARIAL_LEARNERS = ("Kernel-AWV", "PKAWV M=2", "PKAWV M=3", "PKAWV M=4", "FOGD",
+                        "Pros-N-KONS", "Pros-N-KONS jgr2019", "Sketched-KONS")
+
+
+def kons_learner(name, kernel, seed):
+    """Pros-N-KONS (the NeurIPS paper's algorithm, okl's default), Pros-N-KONS as the code
+    of Jezequel et al. (``variant="jgr2019"``, its ``mu`` = its ``lbd`` = ``lambda``) or
+    Sketched-KONS, with ``KONS``, ``KORS`` and ``SKETCHED_GAMMA``; ``seed`` seeds the
+    draws (KORS' or the sketch's)."""
+    if name == "Pros-N-KONS":
+        return ProsNKONS(kernel, seed=seed, **KONS, **KORS)
+    if name == "Pros-N-KONS jgr2019":
+        return ProsNKONS(kernel, seed=seed, variant="jgr2019", **KONS,
+                         **{**KORS, "mu": KONS["alpha"]})
+    if name == "Sketched-KONS":
+        return SketchedKONS(kernel, seed=seed, beta=KORS["beta"], gamma=SKETCHED_GAMMA,
+                            **KONS)
+    raise ValueError(f"unknown learner {name!r}")
 
 
 def gaussian_gram(X, Z=None, sigma=SIGMA):
@@ -137,7 +166,7 @@ def _make_adversarial(name, n, seed):
         return PKAWV(k, basis="taylor", M=int(name.split("=")[1]), lam=LAM)
     if name == "FOGD":
         return FOGD(k, D=FOGD_D, eta=1.0 / math.sqrt(n), loss="squared", seed=seed)
-    raise ValueError(f"unknown learner {name!r}")
+    return kons_learner(name, k, seed)
 
 
 def greedy_adversary(learner, n, d, rng, *, lam=LAM, sigma=SIGMA, n_starts=N_STARTS,
@@ -190,15 +219,28 @@ def greedy_adversary(learner, n, d, rng, *, lam=LAM, sigma=SIGMA, n_starts=N_STA
 
 
 @register("awv-adversarial")
-def awv_adversarial(out_dir, quick=False, seed=0) -> dict:
-    """Appendix G / Figure 3: greedy adversarial regret of Kernel-AWV, PKAWV and FOGD."""
+def awv_adversarial(out_dir, quick=False, seed=0, learners=None) -> dict:
+    """Appendix G / Figure 3: greedy adversarial regret of Kernel-AWV, PKAWV, FOGD and
+    Pros-N-KONS (and okl's extra columns, ``NOT_IN_PAPER``).
+
+    ``learners``: only these of ``ADVERSARIAL_LEARNERS`` (each keeps the adversary's seed
+    it has in the whole run).
+    """
     out = Path(out_dir)
+    if learners is not None:
+        learners = [learners] if isinstance(learners, str) else list(learners)
+        unknown = [x for x in learners if x not in ADVERSARIAL_LEARNERS]
+        if unknown:
+            raise ValueError(f"unknown learners {unknown} for awv-adversarial; known: "
+                             f"{list(ADVERSARIAL_LEARNERS)}")
     out.mkdir(parents=True, exist_ok=True)
     n = QUICK_ADVERSARIAL_N if quick else ADVERSARIAL_N
     n_starts = QUICK_N_STARTS if quick else N_STARTS
     d = ADVERSARIAL_D
     runs, rows = {}, []
     for i, name in enumerate(ADVERSARIAL_LEARNERS):
+        if learners is not None and name not in learners:
+            continue
         rng = np.random.default_rng([seed, i])
         learner = _make_adversarial(name, n, seed)
         start = time.perf_counter()
@@ -216,9 +258,13 @@ def awv_adversarial(out_dir, quick=False, seed=0) -> dict:
             mu = taylor_mu(X, sigma=SIGMA, M=M, K=K)
             bound = {"name": "Theorem 3", "mu": mu,
                      "value": theorem3_bound(LAM, comp.norm2, B, log_det_term(K, LAM), mu, n)}
+        extras = _scalar_extras(learner._extras())
+        if name == "Pros-N-KONS":
+            bound = _pros_n_kons_bound(learner, K, y, comp, preds, extras)
         runs[name] = {"regret": regret.tolist(), "final_regret": float(regret[-1]),
                       "comparator_norm2": comp.norm2, "bound": bound,
-                      "adversary_seconds": seconds, "learner": repr(learner)}
+                      "adversary_seconds": seconds, "learner": repr(learner),
+                      "in_paper": name not in NOT_IN_PAPER, "extras": extras}
         for t in range(n):
             rows.append([name, t + 1, *X[t].tolist(), y[t], preds[t], (y[t] - preds[t]) ** 2,
                          regret[t]])
@@ -230,12 +276,28 @@ def awv_adversarial(out_dir, quick=False, seed=0) -> dict:
     summary = {"experiment": "awv-adversarial", "quick": bool(quick), "seed": seed,
                "n": n, "d": d, "sigma": SIGMA, "lam": LAM, "fogd_D": FOGD_D,
                "fogd_eta": 1.0 / math.sqrt(n), "n_starts": n_starts,
-               "n_candidates": N_CANDIDATES, "runs": runs,
+               "n_candidates": N_CANDIDATES, "kors": KORS, "kons": KONS,
+               "sketched_gamma": SKETCHED_GAMMA, "runs": runs,
+               "not_in_paper": [x for x in runs if x in NOT_IN_PAPER],
                "not_implemented": list(NOT_IMPLEMENTED)}
     with open(out / "awv_adversarial.json", "w") as fh:
         json.dump(summary, fh, indent=2)
     _plot_adversarial(runs, n, out / "awv_adversarial")
     return summary
+
+
+def _pros_n_kons_bound(learner, K, y, comp, preds, extras):
+    """``theory.kons.pros_n_kons_regret_bound`` at ``f = f*_n`` on the adversary's stream,
+    with the conditions it needs (``|P_j f(x_t)| <= C``, ``eta <= theory.kons.max_eta``)
+    checked on the run: the bound is proved only where both hold."""
+    from theory.kons import max_eta, pros_n_kons_comparator_terms, pros_n_kons_regret_bound
+
+    terms = pros_n_kons_comparator_terms(K, y, comp.coef, learner.dictionary_rounds - 1)
+    return {"name": "theory.kons.pros_n_kons_regret_bound",
+            "value": pros_n_kons_regret_bound(KONS["alpha"], terms, extras["sum_leverage"]),
+            "comparator_in_C": bool(np.all(np.abs(terms.projected_values)
+                                           <= KONS["C"] + 1e-12)),
+            "eta_ok": bool(KONS["eta"] <= max_eta(preds, y))}
 
 
 def _plot_adversarial(runs, n, stem):
@@ -245,11 +307,13 @@ def _plot_adversarial(runs, n, stem):
     fig, ax = plt.subplots(figsize=(6, 4))
     t = np.arange(1, n + 1)
     for name, run in runs.items():
-        ax.plot(t, run["regret"], label=name)
+        extra = not run.get("in_paper", True)
+        ax.plot(t, run["regret"], label=name + (" *" if extra else ""),
+                linestyle="--" if extra else "-")
     ax.set_xlabel("n")
     ax.set_ylabel("regret against kernel ridge")
-    ax.set_title(f"Greedy adversary, d = {ADVERSARIAL_D} (Fig. 3)")
-    ax.legend()
+    ax.set_title(f"Greedy adversary, d = {ADVERSARIAL_D} (Fig. 3; * not in the paper's)")
+    ax.legend(fontsize=7)
     save_figure(fig, stem)
 
 
@@ -270,7 +334,6 @@ QUICK_TIME_BUDGET = 2.0
 MAX_TAYLOR_FEATURES = 1_500
 QUICK_MAX_TAYLOR_FEATURES = 400
 TAYLOR_M = (2, 3, 4)
-KORS = dict(mu=1.0, beta=1.0, eps=0.5)
 FIRST_CHECKPOINT = 100
 
 
@@ -352,8 +415,8 @@ def large_scale_learners(d, sigma, n, *, quick=False, seed=0):
     else:
         out["PKAWV nystrom"] = "not available: okl.learners.awv_nystrom is missing"
     out["FOGD"] = lambda: FOGD(k, D=FOGD_D, eta=1.0 / math.sqrt(n), loss="squared", seed=seed)
-    for name in NOT_IMPLEMENTED:
-        out[name] = "not implemented"
+    for name in ("Pros-N-KONS", "Pros-N-KONS jgr2019", "Sketched-KONS"):
+        out[name] = lambda name=name: kons_learner(name, k, seed)
     return out
 
 
@@ -371,12 +434,19 @@ def _average_loss(y, scores, task):
     return (y - scores) ** 2
 
 
+def _scalar_extras(extras):
+    return {k: (float(v) if isinstance(v, (float, np.floating)) else int(v))
+            for k, v in extras.items() if isinstance(v, (int, float, np.integer, np.floating))
+            and not isinstance(v, bool)}
+
+
 def _run_timed(make, X, y, task, budget):
     learner = make()
     scores = np.zeros(len(y))
-    done, seconds, points = 0, 0.0, []
+    done, seconds, points, extras = 0, 0.0, [], {}
     for c in _checkpoints(len(y)):
         tr = learner.run(X[done:c], y[done:c])
+        extras = _scalar_extras(tr.extras)        # accumulated over the learner's life
         scores[done:c] = tr.scores
         seconds += tr.seconds
         done = c
@@ -385,7 +455,7 @@ def _run_timed(make, X, y, task, budget):
                        "seconds": seconds})
         if seconds > budget:
             break
-    return points, repr(learner)
+    return points, repr(learner), extras
 
 
 def large_scale_run(X, y, *, name, task, sigma, quick, budget, seed, index, n_rounds=None,
@@ -396,9 +466,10 @@ def large_scale_run(X, y, *, name, task, sigma, quick, budget, seed, index, n_ro
     Xp, yp = np.ascontiguousarray(X[order]), y[order]
     make = large_scale_learners(Xp.shape[1], sigma, Xp.shape[0], quick=quick,
                                 seed=learner_seed)[name]
-    points, desc = _run_timed(make, Xp, yp, task, budget)
+    points, desc, extras = _run_timed(make, Xp, yp, task, budget)
     return {"value": points[-1]["average_loss"], "n": points[-1]["n"],
-            "seconds": points[-1]["seconds"], "points": points, "description": desc}
+            "seconds": points[-1]["seconds"], "points": points, "description": desc,
+            "extras": extras}
 
 
 class LargeScale(rn.Reproduction):
@@ -412,11 +483,14 @@ class LargeScale(rn.Reproduction):
     quick_datasets = tuple(LARGE_SCALE_DATASETS)
     permutations = 1
     quick_permutations = 1
-    columns = (("n reached", "n", "d"), ("seconds", "seconds", ".2f"))
+    columns = (("n reached", "n", "d"), ("seconds", "seconds", ".2f"),
+               ("dictionary", "dictionary_size", "d"), ("restarts", "restarts", "d"))
     notes = ("Figures 2 and 4 give no numbers: okl's final average loss (error for "
              "classification, square loss for regression) after the time budget, with the n "
              "reached; the curves are in awv_large_scale_DATASET.png and the checkpoints in "
-             "awv_large_scale_points.csv.",)
+             "awv_large_scale_points.csv.  dictionary: KORS' points (PKAWV nystrom, "
+             "Pros-N-KONS) or the sketch's gradients (Sketched-KONS); restarts: "
+             "Pros-N-KONS' (one per point joining KORS).",)
 
     def metric_of(self, data):
         return (("error", True, 0.01) if data.task == "classification"
@@ -432,7 +506,8 @@ class LargeScale(rn.Reproduction):
         return QUICK_TIME_BUDGET if options.quick else TIME_BUDGET
 
     def protocol(self):
-        return {"lam": LAM, "kors": KORS, "fogd_D": FOGD_D, "time_budget": TIME_BUDGET,
+        return {"lam": LAM, "kors": KORS, "kons": KONS, "sketched_gamma": SKETCHED_GAMMA,
+                "not_in_paper": list(NOT_IN_PAPER), "fogd_D": FOGD_D, "time_budget": TIME_BUDGET,
                 "quick_time_budget": QUICK_TIME_BUDGET, "susy_rows": SUSY_ROWS,
                 "max_taylor_features": MAX_TAYLOR_FEATURES}
 
@@ -457,7 +532,7 @@ class LargeScale(rn.Reproduction):
         done = {r.label["learner"]: results[r.key] for r in runs}
         for name, make in self._learners(data, options).items():
             row = dict(dataset=data.name, learner=name, status="ok", okl=None, okl_std=None,
-                       paper=None, paper_std=None, in_paper=True)
+                       paper=None, paper_std=None, in_paper=name not in NOT_IN_PAPER)
             if isinstance(make, str):
                 row["status"] = make
             elif data.X is None:
@@ -465,7 +540,11 @@ class LargeScale(rn.Reproduction):
             else:
                 res = done[name]
                 row.update(okl=res["value"], n=res["n"], seconds=res["seconds"],
-                           points=res["points"], learner_repr=res["description"])
+                           points=res["points"], learner_repr=res["description"],
+                           extras=res.get("extras", {}))
+                for key in ("dictionary_size", "restarts"):
+                    if key in row["extras"]:
+                        row[key] = row["extras"][key]
             rows.append(row)
         return rows, []
 
@@ -506,14 +585,17 @@ def _plot_large_scale(name, info, stem):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
     for lname, res in info["results"].items():
         ns = [p["n"] for p in res["points"]]
-        a1.plot(ns, [p["average_loss"] for p in res["points"]], marker=".", label=lname)
-        a2.plot(ns, [max(p["seconds"], 1e-6) for p in res["points"]], marker=".", label=lname)
+        style = dict(marker=".", label=lname + (" *" if lname in NOT_IN_PAPER else ""),
+                     linestyle="--" if lname in NOT_IN_PAPER else "-")
+        a1.plot(ns, [p["average_loss"] for p in res["points"]], **style)
+        a2.plot(ns, [max(p["seconds"], 1e-6) for p in res["points"]], **style)
     tag = " (stand-in)" if info["source"] == "stand-in" else ""
     loss = "classification error" if info["task"] == "classification" else "square loss"
     a1.set_xscale("log")
     a1.set_xlabel("n")
     a1.set_ylabel(f"average {loss}")
-    a1.set_title(f"{name}{tag}, d = {info['d']} (Fig. {info['figure']})")
+    a1.set_title(f"{name}{tag}, d = {info['d']} (Fig. {info['figure']}; "
+                 f"* not in the paper's)")
     a2.set_xscale("log")
     a2.set_yscale("log")
     a2.set_xlabel("n")
