@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from okl.datasets.files import (_check_mapping, _check_path, _check_skip, _csv_block,
-                                _csv_records,
-                                _libsvm_line_problem, _map_labels, open_data_file)
+from okl.datasets.files import (_canonical_csr, _check_mapping, _check_path, _check_skip,
+                                _csv_block, _csv_records, _libsvm_line_problem, _map_labels,
+                                open_data_file)
 
 __all__ = ["iter_chunks", "scan", "select_rows", "FileInfo", "DEFAULT_CHUNK_ROWS"]
 
@@ -356,7 +356,7 @@ def _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
                                                  zero_based):
             y = _map_labels(y, path, labels=labels, positive=positive,
                             line_of=_libsvm_line_of(lines, first))
-            X.sort_indices()
+            X = _canonical_csr(X)         # int32 indices: learners read it in place
             n += X.shape[0]
             yield X, np.ascontiguousarray(y, dtype=np.float64)
         if n == 0:

@@ -486,9 +486,25 @@ def load_libsvm(path, *, n_features: int | None = None, labels=None, positive=No
         raise ValueError(f"{path}: not a valid LIBSVM file: {where}")
     y = _map_labels(y, path, labels=labels, positive=positive,
                     line_of=lambda i: _line_of_example(path, member, i))
+    return _canonical_csr(X), np.ascontiguousarray(y, dtype=np.float64)
+
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def _canonical_csr(X):
+    """``X`` as scipy builds a CSR matrix: sorted indices, and int32 ``indices`` and
+    ``indptr`` when its shape and number of non-zeros fit (scikit-learn's LIBSVM parser
+    returns int64 ones, which every learner's ``run`` would have to narrow: a copy of
+    the index arrays per call).  Modified in place (the index arrays are replaced by
+    their int32 casts) and returned."""
     X = X.tocsr()
+    if (X.indptr.dtype != np.int32 or X.indices.dtype != np.int32) and \
+            max(X.shape[0], X.shape[1], X.nnz) <= _INT32_MAX:
+        X.indices = X.indices.astype(np.int32)
+        X.indptr = X.indptr.astype(np.int32)
     X.sort_indices()
-    return X, np.ascontiguousarray(y, dtype=np.float64)
+    return X
 
 
 # ----------------------------------------------------------------------------
