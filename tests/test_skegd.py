@@ -388,3 +388,21 @@ def test_bad_input_leaves_the_switched_learner_unchanged():
     with pytest.raises(ValueError, match="labels"):
         learner.run(X[:5], np.array([1.0, -1.0, 2.0, 1.0, 1.0]))
     assert pickle.dumps(learner) == before
+
+
+@pytest.mark.parametrize("evr", [False, True])
+@pytest.mark.parametrize("n,k,rank", [(30, 5, 30), (40, 40, 40), (25, 8, 6), (1, 1, 1)])
+def test_top_eigenpairs_match_numpy(evr, n, k, rank):
+    """The refreshes' top-``k`` eigensolver (``dsytrd`` + ``dstemr`` + ``dormtr``) and its
+    ``dsyevr`` fallback against ``numpy.linalg.eigh``: the same eigenvalues, the same
+    rank-``k`` part ``U_k diag(w_k) U_k^T``, including rank-deficient PSD matrices."""
+    from okl.learners._skegd import _top_eigenpairs
+    rng = np.random.default_rng(n + k + rank)
+    A = rng.standard_normal((n, rank))
+    S = A @ A.T + np.diag(np.arange(n) * 1e-3)
+    w, Z = _top_eigenpairs(S, k, evr)
+    ew, eV = np.linalg.eigh(S)
+    np.testing.assert_allclose(w, ew[n - k:], rtol=1e-12, atol=1e-12 * ew[-1])
+    np.testing.assert_allclose(Z.T @ Z, np.eye(k), atol=1e-12)
+    np.testing.assert_allclose((Z * w) @ Z.T, (eV[:, n - k:] * ew[n - k:]) @ eV[:, n - k:].T,
+                               atol=1e-11 * ew[-1])
