@@ -160,6 +160,15 @@ def test_adversary_plays_first_order_optimal_points(adversarial):
                 assert g[j] * np.sign(X[t, j]) > -2e-3 * scale, (t, j, g)
 
 
+def test_adversarial_learners_option(tmp_path, monkeypatch):
+    monkeypatch.setattr(ex, "QUICK_ADVERSARIAL_N", 3)
+    monkeypatch.setattr(ex, "N_CANDIDATES", 8)
+    with pytest.raises(ValueError, match="unknown learners"):
+        ex.awv_adversarial(tmp_path, quick=True, learners=["Pros-N-KONS", "KONS"])
+    summary = ex.awv_adversarial(tmp_path, quick=True, seed=3, learners=["Pros-N-KONS"])
+    assert list(summary["runs"]) == ["Pros-N-KONS"] and summary["not_in_paper"] == []
+
+
 def test_adversary_beats_random_streams(adversarial):
     _, summary = adversarial
     n = summary["n"]

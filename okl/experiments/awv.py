@@ -4,8 +4,8 @@ adversarial large scale problems* (2019): Section 4 and Appendix G.
 ``awv-adversarial`` (Appendix G, Figure 3)
 ------------------------------------------
 A greedy adversary plays ``(x_t, y_t) in [-1, 1]^d x [-1, 1]``, ``d = 5``, up to
-``n = 80``, against Kernel-AWV, PKAWV with the Taylor basis (``M = 2, 3, 4``) and FOGD,
-each learner facing its own adversary.  The paper only says "at each step an
+``n = 80``, against Kernel-AWV, PKAWV with the Taylor basis (``M = 2, 3, 4``), FOGD and
+Pros-N-KONS, each learner facing its own adversary.  The paper only says "at each step an
 optimization is done on the regret function [with scipy] to find (x_t, y_t)"; here:
 
 * the regret after round ``t`` is measured against the kernel ridge comparator of
@@ -27,10 +27,30 @@ optimization is done on the regret function [with scipy] to find (x_t, y_t)"; he
 Parameters as Section 4: Gaussian kernel ``sigma = 1``, ``lambda = 1``; FOGD with
 ``D = 1000`` random features (the paper's "number of random-features ... fixed to
 1000", taken as FOGD's ``D`` frequencies) and step ``eta = 1/sqrt(n)``, square loss.
-Pros-N-KONS (also in Figure 3) is not implemented in okl: listed, never silently
-dropped.  Reported beside each run: Proposition 1's bound (Kernel-AWV) and Theorem 3's
-bound with the measured ``mu = ||(I - P) C_n^{1/2}||^2`` (PKAWV) on the learner's own
-adversarial stream, at ``f = f*_n`` (``theory.awv``).
+Pros-N-KONS (:class:`okl.ProsNKONS`, ``variant="paper"``) with KORS as Section 4 sets it
+(``KORS``: ``mu = 1``, ``beta = 1``, ``eps = 0.5``, "as in [12]") and the KONS settings
+the paper leaves open (``KONS``), chosen so: ``alpha = lambda = 1`` (the text's "for all
+algorithms ... lambda = 1"); ``C = 1``, the feasible set ``|f(x_t)| <= C`` of labels and
+forecasts in ``[-1, 1]`` (the scaling of Section 4); the Newton step ``eta = 1/16``, the
+step of the authors' ``Pros_n_kons`` (``u = g/4``, ``A += u u^T``; within the square
+loss' ``1/(2 (C + 1)^2) = 1/8``, ``okl.learners.kons.square_loss_eta``); square loss, the
+learner regressing the labels.  Two columns are okl's, not the figure's
+(``NOT_IN_PAPER``; marked ``*`` and dashed in the plots): ``Pros-N-KONS jgr2019``, the
+authors' own code of it (``variant="jgr2019"``, its KORS ``mu`` = its ``lbd`` =
+``lambda``; where it differs from the NeurIPS paper's algorithm is listed in
+:class:`okl.ProsNKONS`; okl's ``Pros-N-KONS`` column follows the paper, whose forecast is
+the one its bounds are about), and Sketched-KONS (:class:`okl.SketchedKONS`, the issue's
+request: seed 003 compares it in theory only, eq. (8) and Table 1) with the same
+``KONS``, ``beta = 1`` and ``gamma = SKETCHED_GAMMA = 0.1`` (Table 1's ``c = 1/gamma``;
+the paper gives none).  Reported beside each run: Proposition 1's bound (Kernel-AWV),
+Theorem 3's bound with the measured ``mu = ||(I - P) C_n^{1/2}||^2`` (PKAWV) and
+``theory.kons.pros_n_kons_regret_bound`` (Pros-N-KONS, with whether its conditions --
+``|P_j f(x_t)| <= C``, ``eta <= 1/(2 max_t (yhat_t - y_t)^2)`` -- hold on the run) on the
+learner's own adversarial stream, at ``f = f*_n`` (``theory.awv``, ``theory.kons``), and
+the learners' scalar extras (Pros-N-KONS: ``restarts``, one per point joining KORS).
+A Pros-N-KONS restart forecasts 0 (``w = 0``): against a greedy adversary that makes it
+add a point on most rounds (the restarts the paper blames for its "poor performance"),
+those rounds lose 1 each.
 
 ``awv-large-scale`` (Section 4, Figures 2 and 4)
 ------------------------------------------------
@@ -43,7 +63,8 @@ Projected-KRR with the Taylor basis (``PKAWV(basis="taylor", forecaster="krr")``
 KORS Nystrom (``mu = 1``, ``beta = 1``, ``eps = 0.5``, when
 ``okl.learners.awv_nystrom`` is available) and FOGD (``D = 1000``,
 ``eta = 1/sqrt(n)``, square loss).  ``sigma = 1`` (``sigma = 4`` on SUSY),
-``lambda = 1``.  Data through ``okl.datasets.paper_data(name, "awv")``: ``x`` scaled to
+``lambda = 1``; Pros-N-KONS, Pros-N-KONS jgr2019 and Sketched-KONS as in
+``awv-adversarial`` (the last two marked ``*``: not in the figures).  Data through ``okl.datasets.paper_data(name, "awv")``: ``x`` scaled to
 ``[-1, 1]^d`` and ``y`` to ``[-1, 1]`` (Section 4; min-max over the prepared rows); SUSY:
 ``SUSY_ROWS`` rows drawn uniformly (the paper runs PKAWV on "the first million
 examples"; its 5,000,000 rows do not fit a time budget of minutes anyway); one random
@@ -52,12 +73,13 @@ does not say).  The paper stops each algorithm after 5 minutes ("the results of 
 algorithms are only recorded until this time"): each learner runs chunk by chunk
 between checkpoints and stops after the first checkpoint past ``TIME_BUDGET`` seconds
 (``QUICK_TIME_BUDGET`` with ``quick=True``), so the recorded length depends on the
-machine.  Pros-N-KONS is listed as not implemented until it is wired in
-``large_scale_learners``.  Each (dataset, learner) is one run of
+machine.  Each (dataset, learner) is one run of
 :mod:`okl.experiments.runner` (progress, ``--jobs``, ``--resume``; a run cut by its
 time budget is not bit-reproducible, by design).  The paper gives these results as
 figures only: there is no number to compare with, and the table printed per dataset is
-okl's (final ``n``, average loss, seconds).
+okl's (final ``n``, average loss, seconds, and KORS' dictionary and Pros-N-KONS'
+restarts).  The classification error counts ``y_t yhat_t <= 0``: a forecast of 0 (every
+Pros-N-KONS restart round) is an error.
 
 A dataset whose files are missing is replaced by a generated *stand-in* of the same
 dimension and task (``stand_in``), marked as such everywhere; its numbers are not the
@@ -221,7 +243,9 @@ def greedy_adversary(learner, n, d, rng, *, lam=LAM, sigma=SIGMA, n_starts=N_STA
 @register("awv-adversarial")
 def awv_adversarial(out_dir, quick=False, seed=0, learners=None) -> dict:
     """Appendix G / Figure 3: greedy adversarial regret of Kernel-AWV, PKAWV, FOGD and
-    Pros-N-KONS (and okl's extra columns, ``NOT_IN_PAPER``).
+    Pros-N-KONS.
+
+    Also okl's columns ``NOT_IN_PAPER`` (see the module docstring).
 
     ``learners``: only these of ``ADVERSARIAL_LEARNERS`` (each keeps the adversary's seed
     it has in the whole run).
