@@ -99,6 +99,7 @@ def test_quick_table2_rows_and_files(quick):
             cap = {"SkeGD": 404, "B(AO)2KS": 401 + round(math.log(exp.QUICK_ROUNDS))}
             assert int(r["budget"]) <= cap.get(r["learner"], 400)
             assert float(r["difference"]) == pytest.approx(float(r["okl"]) - float(r["paper"]))
+    assert not any(r.get("note") for r in t2["rows"])     # known causes: real data only
     text = (out / "pomdr_table2.txt").read_text()
     assert "STAND-IN" in text and text == t2["text"] + "\n"
     assert "  n/a  " in text and "  FLAG  " not in text     # stand-ins are not compared
@@ -208,6 +209,11 @@ def test_files_are_used_and_mnist12_has_no_data(tmp_path, monkeypatch):
     assert info["source"] == "file" and info["n_rounds"] == 120 and info["n_features"] == 112
     assert info["steps"] and info["files"] == [str(data / "mushrooms")]
     assert s["stand_ins"] == [] and s["no_data"] == ["mnist12"]
+    # a known cause is printed under the row it explains, on real data only
+    notes = {r["learner"]: r.get("note") for r in s["rows"] if r["dataset"] == "mushrooms"}
+    assert notes.pop("NOGD") == exp.KNOWN_DIFFERENCES[("pomdr-table2", "mushrooms", "NOGD")]
+    assert not any(notes.values())
+    assert "note (NOGD): the paper's NOGD is the authors' NOGD.R" in s["text"]
     mn = [r for r in s["rows"] if r["dataset"] == "mnist12"]
     assert {r["status"] for r in mn} == {"no data"}
     assert all(r["paper"] is not None for r in mn)

@@ -45,7 +45,17 @@ permutations.
   ``10^{-3..3} / sqrt(T)`` (the paper: "we tune the stepsize of gradient descent from
   10^[-3:1:3]/sqrt(T)"); hinge loss.
 * NOGD: budget ``B = 400``, rank ``k = 0.2 B = 80`` ("the other parameters ... follow
-  the original papers": the JMLR paper's ``k = 0.2 B``), the same step grid.
+  the original papers": the JMLR paper's ``k = 0.2 B``), the same step grid.  okl's
+  ``NOGD`` adds a vector only on a round with a hinge loss (Lu et al.'s ``NysGD.m``); the
+  authors' ``NOGD.R``, whose runs Table 2 reports, adds every one of the first ``B``
+  examples (its loss test is missing) and so always switches to the rank-80 Nystrom map.
+  On the nearly separable mushrooms this decides the row: okl's tuned NOGD keeps 47
+  vectors, never switches and errs as kernel OGD (0.25 %, below the paper's 1.71 +- 0.33);
+  ``NOGD.R`` itself (Rscript, the authors' mushrooms file, sigma = 2, 10 permutations)
+  errs 1.55 +- 0.39 % at its ``eta = 100/sqrt(T)``, 2.44 % at ``10/sqrt(T)`` and 1.88 %
+  at ``1000/sqrt(T)``, within the paper's spread.  ``KNOWN_DIFFERENCES`` prints
+  this under the row (okl's ``NOGD`` has no switch for ``NOGD.R``'s stage 1 yet).  On
+  the other sets the margin errors fill the budget either way.
 * SkeGD (``okl.SkeGD``): ``B = 400`` and the other settings of the authors' R code
   (``s_p = 300``, ``s_m = 60``, ``k = 40``, ``cs_d = 4``, ``cycle = 0.3 T``), the same step
   grid, and the R code's landmarks ``X[SVb, ]``: rows ``r`` of the *file* (the dataset's
@@ -88,9 +98,9 @@ from okl.learners.bao2ks import BAO2KS
 from okl.learners.skegd import SkeGD
 
 __all__ = ["pomdr_table2", "pomdr_table3", "PAPER_DATASETS", "PAPER_TABLE2", "PAPER_TABLE3",
-           "TABLE2_LEARNERS", "NOT_IMPLEMENTED", "POMDR_C", "STEP_EXPONENTS", "FOGD_D",
-           "BUDGET", "NOGD_RANK", "learner_grid", "make_learner", "load", "stand_in",
-           "kernel_alignment_of", "Table2", "Table3"]
+           "TABLE2_LEARNERS", "NOT_IMPLEMENTED", "KNOWN_DIFFERENCES", "POMDR_C",
+           "STEP_EXPONENTS", "FOGD_D", "BUDGET", "NOGD_RANK", "learner_grid", "make_learner",
+           "load", "stand_in", "kernel_alignment_of", "Table2", "Table3"]
 
 # ----------------------------------------------------------------------------
 # What the paper says
@@ -144,6 +154,19 @@ PAPER_TABLE3 = {
 
 TABLE2_LEARNERS = ("FOGD", "NOGD", "SkeGD", "B(AO)2KS", "POMDR")
 NOT_IMPLEMENTED = ()
+
+# Disagreements with the paper whose cause is known: printed under the table, in the row's
+# ``note`` (key: reproduction, dataset, learner), on real data only.
+KNOWN_DIFFERENCES: dict = {
+    ("pomdr-table2", "mushrooms", "NOGD"): (
+        "the paper's NOGD is the authors' NOGD.R, which adds every one of the first B = 400 "
+        "examples to the support set (no loss test) and then always runs on the rank-80 "
+        "Nystrom map; okl's NOGD (Lu et al.'s NysGD.m) adds only rounds with a hinge loss: "
+        "on the nearly separable mushrooms its tuned step keeps 47 vectors, never switches, "
+        "and errs as kernel OGD.  Rscript NOGD.R itself on the authors' mushrooms file "
+        "(sigma = 2, 10 permutations) errs 1.55 +- 0.39 % at its eta = 100/sqrt(T) (2.44 % "
+        "at 10/sqrt(T), 1.88 % at 1000/sqrt(T)), against the paper's 1.71 +- 0.33 %."),
+}
 BUDGET = 400            # B of POMDR and NOGD, D of FOGD
 FOGD_D = 400
 NOGD_RANK = 80          # k = 0.2 B
@@ -365,6 +388,9 @@ class Table2(_Tables):
                            selection=f"best mean AMR of {len(points)} grid points")
                 for i, p in enumerate(points):
                     grid.append({"dataset": data.name, **p, "selected": i == best})
+                known = KNOWN_DIFFERENCES.get((self.name, data.name, name))
+                if known and not data.stand_in:
+                    row["note"] = known
             rows.append(row)
         return rows, grid
 
