@@ -8,6 +8,7 @@ learner (``np.random.default_rng(seed).random()`` reproduces ``Learner.uniform()
 ``I_1`` first, then per round the uniform of ``rho_t`` and the uniform of ``I_{t+1}``.
 """
 import math
+import os
 import pickle
 
 import numpy as np
@@ -500,3 +501,128 @@ def test_horizon_is_required_for_streaming_and_fixed_by_the_first_run():
     with pytest.raises(ValueError, match="horizon"):
         learner.run(X[:1], y[:1])
     assert learner.n_rounds == 80
+
+
+# -- the authors' R code (tests/fixtures/r/seed004_tables/PFMBooks-{c,r}.R) --------------
+
+R_FIX = os.path.join(os.path.dirname(__file__), "fixtures")
+R_SEED = 20240513
+
+
+def _r_stream(kind):
+    S = np.loadtxt(os.path.join(R_FIX, f"r_stream_{kind}.csv"), delimiter=",")
+    return np.ascontiguousarray(S[:, 1:]), S[:, 0]
+
+
+@pytest.mark.parametrize("stream,name,kw", [
+    ("c", "r_pfmbooks_c.csv", dict(loss="hinge", B=200)),
+    ("r", "r_pfmbooks_r.csv", dict(loss="absolute", B=45, Y=2.0)),
+])
+def test_variant_r_reproduces_the_authors_r_code(stream, name, kw):
+    """``variant="r"`` against the authors' PFMBooks-c.R / PFMBooks-r.R on the same stream
+    and uniforms: the prediction f_{t,I_t}(x_t), I_t, rho_t, |S|, p_{t+1} (the bisection's
+    unnormalized p) and the K' norms, round for round."""
+    X, y = _r_stream(stream)
+    R = np.genfromtxt(os.path.join(R_FIX, "r", "seed004_tables", name), delimiter=",",
+                      names=True)
+    T = len(y)
+    u = np.loadtxt(os.path.join(R_FIX, "r", "seed004_tables", "r_uniforms_1300.csv"))
+    m = PFMBooks(variant="r", T=T, seed=R_SEED, **kw)
+    np.testing.assert_array_equal(m._uniform_draws(2 * T + 1), u[:2 * T + 1])
+    m = PFMBooks(variant="r", T=T, seed=R_SEED, **kw)
+    f, P, N, size = [], [], [], []
+    for t in range(T):
+        f.append(m.decision_function(X[t:t + 1])[0])
+        m.learn_one(X[t], y[t])
+        P.append(m.probabilities_.copy())
+        N.append(m.norms_.copy())
+        size.append(m._pfm_values()["n_added"])
+    Kp = m.settings_["K_prime"]
+    RP = np.column_stack([R[f"p{k}"] for k in range(1, Kp + 1)])
+    RN = np.column_stack([R[f"norm{k}"] for k in range(1, Kp + 1)])
+    np.testing.assert_allclose(f, R["f"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(P, RP, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(N, RN, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(size, R["k"])
+    tr = PFMBooks(variant="r", T=T, seed=R_SEED, **kw).run(X, y)
+    e = tr.extras
+    np.testing.assert_allclose(tr.scores, R["f"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(e["actions"], R["It"] - 1)
+    np.testing.assert_array_equal(e["sampled"], R["rho"] == 1)
+    np.testing.assert_array_equal(tr.budget, R["k"])
+    # the fixture reaches the scripts' guard and leaves p unnormalized
+    assert e["max_support_size"] == R["k"][-1] == e["capacity"]
+    assert e["guard_triggers"] > 0
+    assert np.abs(RP.sum(axis=1) - 1.0).max() > 1e-3
+    if stream == "c":
+        assert e["capacity"] == math.ceil(200 * 3 / (3 + Kp))       # ceil(B d / (d + K M))
+        assert e["U_min"] == 5.0 and np.max(e["sampling_probabilities"]) == 1.0
+        authors = np.where(tr.scores >= 0, 1.0, -1.0) != y
+        np.testing.assert_array_equal(authors, R["mistake"].astype(bool))
+    else:
+        assert e["capacity"] == 23                                   # k < 45 / 2
+        np.testing.assert_allclose(tr.losses, R["loss"], rtol=1e-10, atol=1e-12)
+        assert np.any(RN == np.tile(e["radii"], 9)[None, :])          # a projection ran
+
+
+def test_variant_r_differences_one_by_one():
+    """The pieces of variant "r" that the fixtures cannot isolate: the prior, the defaults
+    it sets, the regression norm growth at l' = 0, the unclipped step, and that it
+    differs from okl's default."""
+    from okl.learners.experts import msmw_scale_prior
+    from okl.learners.pfmbooks import r_prior
+    X, y = _r_stream("c")
+    T = len(y)
+    m = PFMBooks(variant="r", B=200, T=T, seed=1)
+    m.learn_one(X[0], y[0])
+    st = m.settings_
+    M, U = st["M"], st["U"]
+    c = U * math.sqrt(T)
+    p1 = np.full(9 * M, 1.0 / (c * 9 * M))
+    p1[::M] += (1.0 - 1.0 / c) / 9
+    np.testing.assert_allclose(r_prior(9, M, U, T), p1, rtol=1e-15)
+    assert abs(r_prior(9, M, U, T).sum() - 1.0) < 1e-14
+    np.testing.assert_allclose(st["scales"], st["radius"] + 1.0)
+    assert st["eta"] == pytest.approx(math.sqrt(8 * math.log(9 * M * T) / T), rel=1e-14)
+    okl_ = PFMBooks(B=200, T=T, U_min=5.0, seed=1)
+    okl_.learn_one(X[0], y[0])
+    np.testing.assert_allclose(st["lambdas"], 2 * okl_.settings_["lambdas"], rtol=1e-14)
+    assert not np.allclose(msmw_scale_prior(okl_.settings_["scales"]), p1)
+    # regression: a stored x_t with l' = 0 everywhere still grows every norm by lambda / P
+    Xr, _ = _r_stream("r")
+    m = PFMBooks(variant="r", loss="absolute", B=45, T=50, seed=3)
+    m.run(Xr[:1], np.zeros(1))                 # f = 0 = y: every subgradient is 0
+    st = m.settings_
+    P = min(1.0, 45.0 / st["zcoef"])
+    assert m._pfm_values()["n_added"] == 1
+    np.testing.assert_array_equal(m.coefficients_, 0.0)
+    np.testing.assert_allclose(m.norms_, np.minimum(st["lambdas"] / (45.0 / st["zcoef"]),
+                                                    st["radius"]), rtol=1e-14)
+    assert P == 1.0 and 45.0 / st["zcoef"] > 1.0      # the step used the unclipped C / z_1
+    m = PFMBooks(loss="absolute", B=45, T=50, seed=3, Y=2.0)
+    m.run(Xr[:1], np.zeros(1))
+    np.testing.assert_array_equal(m.norms_, 0.0)
+    # variant "r" is not okl's default, explicit switches still apply
+    a = PFMBooks(variant="r", B=200, T=T, seed=R_SEED).run(X, y).scores
+    b = PFMBooks(B=200, T=T, seed=R_SEED, U_min=5.0).run(X, y).scores
+    assert not np.array_equal(a, b)
+    g = PFMBooks(variant="r", g="assumption5", B=200, T=T, seed=1)
+    g.learn_one(X[0], y[0])
+    np.testing.assert_allclose(g.settings_["scales"], 1.0 + g.settings_["radius"])
+    assert PFMBooks(B=5).get_params()["variant"] == "okl"
+    with pytest.raises(ValueError, match="variant"):
+        PFMBooks(B=5, variant="R")
+    with pytest.raises(ValueError, match="g"):
+        PFMBooks(B=5, g="plus_one")
+
+
+def test_variant_r_pickles_mid_stream():
+    X, y = _r_stream("r")
+    kw = dict(variant="r", loss="absolute", B=45, Y=2.0, T=len(y), seed=R_SEED)
+    whole = PFMBooks(**kw).run(X, y).scores
+    m = PFMBooks(**kw)
+    m.partial_fit(X[:150], y[:150])
+    m2 = pickle.loads(pickle.dumps(m))
+    assert m2._pfm_values()["r_code"]
+    rest = m2.run(X[150:], y[150:]).scores
+    np.testing.assert_array_equal(rest, whole[150:])

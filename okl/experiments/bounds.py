@@ -1094,9 +1094,14 @@ def _pfmbooks(s, learner, tr, radii, rows, curves, delta):
     if learner.loss != "hinge":
         reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
                        "hinge loss)")
-    if learner.g != "assumption5":
-        reasons.append(f"g = {learner.g!r}: the scales do not bound the criteria "
-                       f"(Assumption 5)")
+    if getattr(learner, "variant", "okl") == "r":
+        reasons.append("variant = 'r' (the authors' PFMBooks-*.R): p_t is renormalized only "
+                       "to within [0.99, 1 + 1e-5] from the scripts' prior, and the steps "
+                       "divide by the unclipped C/z_t with twice Theorem 6's lambda (hinge) "
+                       "-- not the algorithm Theorem 6 is about")
+    if getattr(learner, "g_", learner.g) != "assumption5":
+        reasons.append(f"g = {getattr(learner, 'g_', learner.g)!r}: the scales do not bound "
+                       f"the criteria (Assumption 5)")
     if float(e["eta"]) <= 0.0:
         reasons.append("eta = 0: the bound's divergence term / eta is infinite (p_t stays "
                        "the prior)")
@@ -1131,7 +1136,7 @@ def _batbooks(s, learner, tr, radii, rows, curves, delta):
 
     e = tr.extras
     T, B, u, K = int(e["T"]), int(e["B"]), float(e["upsilon"]), learner.K
-    form = _z_form(learner.z_form, "theorem8")
+    form = _z_form(getattr(learner, "z_form_", learner.z_form), "theorem8")
     rho, J = np.asarray(e["rho"]), np.asarray(e["explored"])
     counts = np.bincount(J[rho >= 1], minlength=K)
 
@@ -1142,7 +1147,7 @@ def _batbooks(s, learner, tr, radii, rows, curves, delta):
     if mean > 0.5 * B * (1.0 + 1e-12):
         rows.append(_na(q8, int(counts.max()), src8,
                         f"the proof needs sum_t (1/K) min(1, KB/z_t) <= B/2; with z_form = "
-                        f"{learner.z_form!r}, upsilon = {u:.4g} it is {mean:.4g} > B/2 = "
+                        f"{getattr(learner, 'z_form_', learner.z_form)!r}, upsilon = {u:.4g} it is {mean:.4g} > B/2 = "
                         f"{B / 2:g}"))
     elif delta / K >= 1.0:
         rows.append(_na(q8, int(counts.max()), src8, f"delta/K = {delta / K:g} >= 1"))
@@ -1170,6 +1175,10 @@ def _batbooks(s, learner, tr, radii, rows, curves, delta):
     if learner.loss != "hinge":
         reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
                        "hinge loss)")
+    if getattr(learner, "variant", "okl") == "r":
+        reasons.append("variant = 'r' (the authors' BATBooks*.R): p_t restarts from uniform "
+                       "whenever min_i C~_{t,i} passes m = 4, 16, ..., and the steps divide "
+                       "by the unclipped (KB/z_t)/K -- not the algorithm Theorem 10 is about")
     if learner.ell_max == "doubling":
         reasons.append("ell_max='doubling': the bound is for a fixed ell_m")
     elif float(learner.ell_max) < 1.0 + U * math.sqrt(D.max()) - 1e-12:

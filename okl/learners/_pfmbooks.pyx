@@ -25,9 +25,16 @@ per kernel, i.e. ``K' = K M`` hypotheses ``f_{t,k}``, ``k = h(i, j) = i M + j``
     followed by the projection ``min{1, U_j / ||fbar||} fbar`` onto ``||f|| <= U_j``,
     with ``||fbar||^2 = ||f||^2 + 2 a f(x_t) + a^2 k_i(x_t, x_t)`` kept incrementally;
     finally ``I_{t+1} ~ p_{t+1}`` (a second uniform).
+
+``r_code`` (``PFMBooks(variant="r")``: the authors' ``PFMBooks-{c,r}.R``): ``p_{t+1} =
+bar p exp(-lambda* / g)`` with ``bar p = p_t exp(-eta c_t / g)`` and ``lambda*`` found by
+the scripts' bisection (stopped once ``0.99 <= sum p <= 1 + 1e-5``: ``p`` is not exactly
+normalized; ``I_t`` is drawn from ``p / sum p``); the step divides by the unclipped
+``C / z_t`` (the draw uses ``min{1, .}``); regression (absolute loss): the norm recursion
+adds ``(lambda / P)^2`` for every hypothesis when ``x_t`` is stored, ``l' = 0`` included.
 """
 
-from libc.math cimport sqrt, pow, fabs, fmax
+from libc.math cimport sqrt, pow, fabs, fmax, exp, log
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dgemv, dscal
@@ -84,6 +91,11 @@ cdef class PFMBooksCore(Learner):
     cdef double* rec_P
     cdef double* rec_expected
     cdef long long rec_t0, rec_len
+    # the authors' R code (variant="r")
+    cdef bint r_code
+    cdef double bis_factor      # the bisection's bracket growth B^(1/8)
+    cdef double* pbar           # K': p_t exp(-eta c / g)
+    cdef long long n_bisect     # bisection steps so far
 
     def __cinit__(self, *args, **kwargs):
         self.K = self.M = self.Kp = self.cap = 0
@@ -105,6 +117,10 @@ cdef class PFMBooksCore(Learner):
         self.rec_expected = NULL
         self.rec_t0 = 0
         self.rec_len = 0
+        self.r_code = False
+        self.bis_factor = 2.0
+        self.pbar = NULL
+        self.n_bisect = 0
 
     def __dealloc__(self):
         self._free_buffers()
@@ -120,14 +136,17 @@ cdef class PFMBooksCore(Learner):
         free(self.rows)
         free(self.fx)
         free(self.closs)
+        free(self.pbar)
         self.gamma = self.kdiag = self.radius = self.step = NULL
         self.A = self.nrm2 = self.dist = self.rows = self.fx = self.closs = NULL
+        self.pbar = NULL
 
     # -- configuration (Python, before the loop) ---------------------------------------
 
-    def _pfm_init(self, int loss_kind, int pred_kind):
+    def _pfm_init(self, int loss_kind, int pred_kind, bint r_code=False):
         self.loss_kind = loss_kind
         self.pred_kind = pred_kind
+        self.r_code = r_code
         self.classification = loss_kind == LOSS_HINGE
 
     def _core_allocate(self, int d, int capacity, bint growable):
@@ -136,7 +155,8 @@ cdef class PFMBooksCore(Learner):
         self.d = d
 
     def _pfm_configure(self, gammas, kdiag, int M, radii, steps, int cap, double C,
-                       double zcoef, double ups, long long T, MSMWCore msmw):
+                       double zcoef, double ups, long long T, MSMWCore msmw,
+                       double bis_factor=2.0):
         """Allocate the typed state for ``K = len(gammas)`` kernels and ``M`` radii per
         kernel (``radii``/``steps``: ``K'`` entries, ``k = i M + j``)."""
         cdef int K = len(gammas), Kp = K * M, k
@@ -156,6 +176,8 @@ cdef class PFMBooksCore(Learner):
         self.rows = _alloc(<Py_ssize_t> cap * K)
         self.fx = _alloc(Kp)
         self.closs = _alloc(Kp)
+        self.pbar = _alloc(Kp)
+        self.bis_factor = bis_factor
         for k in range(K):
             self.gamma[k] = gammas[k]
             self.kdiag[k] = kdiag[k]
@@ -175,7 +197,7 @@ cdef class PFMBooksCore(Learner):
 
     def _pfm_draw_first(self):
         """``I_1 ~ p_1`` (one uniform of the learner's generator)."""
-        self.I_next = self.msmw.sample(self.uniform())
+        self.I_next = self.draw_action(self.uniform())
 
     def _pfm_begin_records(self, long long n):
         act = np.full(n, -1, dtype=np.int64)
@@ -203,6 +225,66 @@ cdef class PFMBooksCore(Learner):
 
     cdef double loss(self, double y, double f) noexcept nogil:
         return self.loss_of(y, f)
+
+    # -- the authors' R code: sampling and the bisection ------------------------------
+
+    cdef int draw_action(self, double u) noexcept nogil:
+        """``I ~ p`` by inverse CDF; ``r_code``: of ``p / sum p`` (R's ``sample`` normalizes
+        ``prob``; the fixtures' scripts use the index order, R's sorts ``p`` first)."""
+        cdef double tot = 0.0, acc = 0.0
+        cdef int k, last = 0
+        if not self.r_code:
+            return self.msmw.sample(u)
+        for k in range(self.Kp):
+            tot += self.msmw.p[k]
+        for k in range(self.Kp):
+            if self.msmw.p[k] > 0.0:
+                acc += self.msmw.p[k] / tot
+                last = k
+                if u < acc:
+                    return k
+        return last
+
+    cdef double r_sum(self, double lam) noexcept nogil:
+        """``sum_k bar p_k exp(-lam / g_k)``."""
+        cdef double s = 0.0
+        cdef int k
+        for k in range(self.Kp):
+            s += self.pbar[k] * exp(-lam / self.msmw.scale[k])
+        return s
+
+    cdef void r_update(self) noexcept nogil:
+        """``p_{t+1}`` as ``PFMBooks-{c,r}.R``: ``bar p = p exp(-eta c / g)``, then
+        ``bar p exp(-lambda* / g)`` with the scripts' bisection on ``lambda* <= 0``."""
+        cdef double upper = 0.0, lower, lam = 0.0, s
+        cdef int k
+        for k in range(self.Kp):
+            if self.closs[k] > 0.0 or self.loss_kind != LOSS_HINGE:
+                self.pbar[k] = self.msmw.p[k] * exp(-self.msmw.eta * self.closs[k] / self.msmw.scale[k])
+            else:
+                self.pbar[k] = self.msmw.p[k]       # the script: barpt[r] <- p[r] when y f >= 1
+        s = self.r_sum(lam)
+        if 1.0 - s > 0.01 or s - 1.0 > 1e-5:
+            lower = -1.0
+            lam = lower
+            s = self.r_sum(lam)
+            while s < 1.0:
+                lower = lower * self.bis_factor
+                lam = lower
+                s = self.r_sum(lam)
+            while 1.0 - s > 0.01 or s - 1.0 > 1e-5:
+                if s > 1.0:
+                    lower = lam
+                else:
+                    upper = lam
+                lam = (lower + upper) / 2.0
+                s = self.r_sum(lam)
+                self.n_bisect += 1
+        for k in range(self.Kp):
+            self.msmw.p[k] = self.pbar[k] * exp(-lam / self.msmw.scale[k])
+            self.msmw.logp[k] = log(self.msmw.p[k])
+        self.msmw.last_lambda = lam
+        self.msmw.t += 1
 
     # -- the round ------------------------------------------------------------------
 
@@ -233,7 +315,7 @@ cdef class PFMBooksCore(Learner):
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef int k, i, n, m, Kp = self.Kp, ld = self.cap
-        cdef double P, u, g, a, nsq, s, kxx
+        cdef double P, Pstep, u, g, a, nsq, s, kxx
         cdef double* col
         cdef long long r = self.t - self.rec_t0 - 1
         cdef bint rec = self.rec_P != NULL and 0 <= r < self.rec_len
@@ -248,11 +330,17 @@ cdef class PFMBooksCore(Learner):
         if rec:
             self.rec_action[r] = self.I_next
             self.rec_expected[r] = self.msmw.expected_loss(self.closs)
-        self.msmw.update(self.closs)
+        if self.r_code:
+            self.r_update()
+        else:
+            self.msmw.update(self.closs)
         # oblivious sampling (Theorem 4): P_t = min{1, C / z_t}
         P = self.C / (self.zcoef * pow(<double> self.t, self.ups))
+        Pstep = P           # r_code: the scripts divide by the unclipped C / z_t
         if P > 1.0:
             P = 1.0
+        if not self.r_code:
+            Pstep = P
         u = self.uniform()
         rho = u < P
         if rho:
@@ -266,12 +354,18 @@ cdef class PFMBooksCore(Learner):
                     i = k // self.M
                     g = self.grad_of(y, self.fx[k])
                     col = self.A + <Py_ssize_t> k * ld
-                    a = -self.step[k] * g / P                               # (8)
+                    a = -self.step[k] * g / Pstep                           # (8)
                     col[n] = a
-                    if a != 0.0:
-                        nonzero = True
+                    if a != 0.0 or (self.r_code and self.loss_kind != LOSS_HINGE):
+                        nonzero = nonzero or a != 0.0
                         kxx = self.kdiag[i]
-                        nsq = self.nrm2[k] + 2.0 * a * self.fx[k] + a * a * kxx
+                        if a == 0.0:
+                            # PFMBooks-r.R: Norm^2 + (lambda/P)^2 - 2 lambda nabla f / P,
+                            # nabla = sign(f - y) = 0 included
+                            a = self.step[k] / Pstep
+                            nsq = self.nrm2[k] + a * a * kxx
+                        else:
+                            nsq = self.nrm2[k] + 2.0 * a * self.fx[k] + a * a * kxx
                         if nsq > self.radius[k] * self.radius[k]:           # projection
                             s = self.radius[k] / sqrt(nsq)
                             dscal(&m, &s, col, &INC1)
@@ -287,7 +381,7 @@ cdef class PFMBooksCore(Learner):
         if rec:
             self.rec_rho[r] = rho
             self.rec_P[r] = P
-        self.I_next = self.msmw.sample(self.uniform())              # I_{t+1} ~ p_{t+1}
+        self.I_next = self.draw_action(self.uniform())              # I_{t+1} ~ p_{t+1}
 
     # -- inspection and pickling ----------------------------------------------------
 
@@ -347,7 +441,8 @@ cdef class PFMBooksCore(Learner):
                 "upsilon": self.ups, "T": self.T, "I_next": self.I_next,
                 "n_sampled": self.n_rho, "n_added": self.n_added,
                 "guard_triggers": self.n_guard, "n_zero_added": self.n_zero_added,
-                "max_size": self.max_size}
+                "max_size": self.max_size, "r_code": bool(self.r_code),
+                "bisection_steps": self.n_bisect}
 
     def _pfm_records(self):
         if self._rec is None:
@@ -373,7 +468,8 @@ cdef class PFMBooksCore(Learner):
                 "T": self.T, "msmw": self._msmw_state(), "A": self._pfm_coefficients(),
                 "nrm2": self._pfm_array("nrm2"), "I_next": self.I_next,
                 "counts": (self.n_rho, self.n_added, self.n_guard, self.n_zero_added,
-                           self.max_size)}
+                           self.max_size), "r_code": bool(self.r_code),
+                "bis_factor": self.bis_factor, "n_bisect": self.n_bisect}
 
     def _msmw_state(self):
         """MSMW's state, bit for bit (``p`` and ``log p`` as they are: renormalizing on
@@ -409,7 +505,10 @@ cdef class PFMBooksCore(Learner):
             return
         self._pfm_configure(state["gamma"], state["kdiag"], state["M"], state["radius"],
                             state["step"], state["cap"], state["C"], state["zcoef"],
-                            state["ups"], state["T"], self._msmw_rebuild(state["msmw"]))
+                            state["ups"], state["T"], self._msmw_rebuild(state["msmw"]),
+                            state.get("bis_factor", 2.0))
+        self.r_code = state.get("r_code", False)
+        self.n_bisect = state.get("n_bisect", 0)
         A = np.ascontiguousarray(state["A"], dtype=np.float64)
         cdef const double[:, ::1] av = A
         for k in range(A.shape[1]):

@@ -24,10 +24,12 @@ from okl.learners.budgets import (
 )
 from okl.learners.experts import msmw_scale_prior
 
-__all__ = ["PFMBooks", "nested_radii", "paper_kernels", "sampling_probabilities"]
+__all__ = ["PFMBooks", "nested_radii", "paper_kernels", "r_prior", "sampling_probabilities"]
 
 _LOSSES = {name: LOSS_CODES[name] for name in ("hinge", "absolute")}
 _PREDICTIONS = {"sample": 0, "mean": 1}
+_VARIANTS = {"okl", "r"}
+_G = {"assumption5", "experiments", "r"}
 
 
 def nested_radii(U: float, U_min: float) -> tuple[int, np.ndarray]:
@@ -46,6 +48,16 @@ def nested_radii(U: float, U_min: float) -> tuple[int, np.ndarray]:
     lo, hi = math.ceil(math.log(U_min)), math.ceil(math.log(U))
     M = hi - lo + 1
     return M, np.exp(np.arange(1, M + 1) + lo - 1.0)
+
+
+def r_prior(K: int, M: int, U: float, T: int) -> np.ndarray:
+    r"""The initial ``p_1`` of the authors' ``PFMBooks-{c,r}.R``: ``1 / (U sqrt(T) K M)``
+    for every hypothesis, plus ``(1 - 1 / (U sqrt(T))) / K`` for the smallest radius of
+    each kernel (``U`` the largest norm ``sqrt(B)``)."""
+    c = U * math.sqrt(T)
+    p = np.full(K * M, 1.0 / (c * K * M))
+    p[::M] = (1.0 - 1.0 / c) * (1.0 / K) + 1.0 / (K * M * c)
+    return p
 
 
 def sampling_probabilities(T: int, C: float, upsilon: float) -> np.ndarray:
@@ -109,19 +121,23 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
         The largest norm considered, ``(0, U]`` in (7); ``None``: ``sqrt(B)`` (Theorem 6,
         ``U = Theta(sqrt(B))``; the experiments' ``U = sqrt(B)``).
     U_min : float > 0 or None
-        The smallest radius of (7); ``None``: ``U / sqrt(T)`` (Theorem 6).  The
-        classification experiments use ``U_min = 5``.  Must be ``<= U``.
+        The smallest radius of (7); ``None``: ``U / sqrt(T)`` (Theorem 6), except
+        ``variant="r"`` with the hinge loss: 5 (``PFMBooks-c.R``).  The classification
+        experiments use ``U_min = 5``.  Must be ``<= U``.
     upsilon : float in [0, 1), default 1/3
         Exponent of ``z_t`` (the experiments' 1/3).
     C : float > 0 or None
         Numerator of ``P_t``; ``None``: ``B`` (Theorem 4).
     eta : float >= 0 or None
-        MSMW learning rate; ``None``: Theorem 5's ``sqrt(2 ln(K' T) / T)`` (the experiments
-        use ``sqrt(8 ln(K M T) / T)``).
-    g : {"assumption5", "experiments"}, default "assumption5"
+        MSMW learning rate; ``None``: Theorem 5's ``sqrt(2 ln(K' T) / T)``; with
+        ``variant="r"`` the scripts' ``sqrt(8 ln(K M T) / T)``.
+    g : {"assumption5", "experiments", "r"} or None, default None
         The loss scales of MSMW: Assumption 5's ``g(U_j, D_i, Y) = 1 + Y U_j sqrt(D_i)``
         (hinge) or ``U_j sqrt(D_i) + Y`` (absolute), which bound every criterion of action
-        ``h(i, j)``; ``"experiments"``: Sec. 5.1's ``U_j + 0.1``, which does not bound them.
+        ``h(i, j)``; ``"experiments"``: Sec. 5.1's ``U_j + 0.1``, which does not bound them
+        (``PFMBooks-r.R``, ``Adv-PFMBooks-c.R``); ``"r"``: ``U_j + 1`` for the hinge loss
+        (``PFMBooks-c.R``), ``U_j + 0.1`` for the absolute loss.  ``None``:
+        ``"assumption5"``, or ``"r"`` with ``variant="r"``.
     Y : float > 0, default 1.0
         Bound on ``|y_t|`` (``>= 1`` for the hinge loss); labels beyond it raise ValueError.
     prediction : {"sample", "mean"}, default "sample"
@@ -133,6 +149,12 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
         The horizon (``z_t``, ``lambda_{i,j}``, ``U_min`` and ``eta`` depend on it).
         ``None``: ``run`` takes it from its stream.  Required for ``learn_one`` /
         ``partial_fit``; learning more than ``T`` rounds raises ValueError.
+    variant : {"okl", "r"}, default "okl"
+        okl's reading of the paper, or the authors' R scripts (``table5/PFMBooks-c.R``,
+        ``table4/PFMBooks-r.R``) literally: see "The authors' R code" in the Notes.
+        ``variant="r"`` changes the defaults of ``U_min``, ``eta`` and ``g`` (those left at
+        ``None``) and, always, the initial distribution, the update of ``p``, the step's
+        ``1/P_t``, ``lambda_{i,j}`` (hinge: twice Theorem 6's) and the guard.
     seed : int, Generator or None
         Seed of ``I_t`` and ``rho_t``: after ``I_1`` (one uniform, drawn when the learner
         is configured, at its first example), each round draws the uniform of ``rho_t``
@@ -150,23 +172,42 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
     Notes
     -----
     **The authors' R code** (``table4/PFMBooks-r.R``, ``table5/PFMBooks-c.R``,
-    ``Adv-PFMBooks-c.R`` of JunfLi-TJU/ACML2021-Journal-Track) differs from okl in the
-    following; okl has no switch for it yet (``okl.experiments.selection`` runs okl's
-    PFMBooks in both variants):
+    ``Adv-PFMBooks-c.R`` of JunfLi-TJU/ACML2021-Journal-Track; ``variant="r"`` runs it,
+    reproduced round for round by ``tests/test_pfmbooks.py`` on the fixtures of
+    ``tests/fixtures/r/seed004_tables/``) differs from okl's default in:
 
-    1. ``p_{t+1}``: ``p exp(-eta c / g)`` renormalized by a bisection on the dual variable
-       that stops once ``0.99 <= sum p <= 1 + 1e-5`` (okl's MSMW solves it exactly);
-    2. scales ``g = U_j + 0.1`` (regression, as ``g="experiments"``) but ``U_j + 1``
-       (classification); ``eta = sqrt(8 ln(K M T) / T)`` (pass ``eta``);
-    3. classification: ``lambda_{i,j}`` twice Theorem 6's, ``U_min = 5``, ``U = sqrt(B)``,
-       and the guard ``|S| < ceil(B d / (d + K M))`` (Table 3's available budget);
-       regression: ``U_min = sqrt(B / T)``, the guard ``|S| < B / 2`` and no ``min{1, .}``
-       in ``P_t`` (R stops on ``rbinom``'s NA when ``B > 2 (1 - upsilon) T^{2/3}``);
-    4. ``I_t`` drawn by ``sample(prob = p)`` (R sorts ``p`` first) before ``rho_t``.
+    1. ``p_{t+1}``: ``bar p = p_t exp(-eta c / g)`` times ``exp(-lambda* / g)`` with
+       ``lambda*`` found by a bisection that stops once ``0.99 <= sum p <= 1 + 1e-5``
+       (bracket ``[-B^{k/8}, 0]``), so ``p`` is not exactly normalized (``I_t`` is drawn
+       from ``p / sum p``).  okl's MSMW solves for ``lambda*`` exactly (Theorem 5's
+       update is on the simplex; its analysis needs it).
+    2. ``p_1``: ``1 / (U sqrt(T) K M)`` each plus ``(1 - 1/(U sqrt T)) / K`` on each
+       kernel's smallest ball (:func:`r_prior`); okl: Remark 2 (ii)'s
+       :func:`okl.learners.experts.msmw_scale_prior`, which the regret bound is for.
+    3. Scales ``g = U_j + 1`` (classification) or ``U_j + 0.1`` (regression,
+       ``Adv-PFMBooks-c.R``; ``g="experiments"``); ``eta = sqrt(8 ln(K M T) / T)``.
+       okl follows Assumption 5 and Theorem 5 (the scales must bound the criteria).
+    4. Classification: ``lambda_{i,j}`` twice Theorem 6's, ``U_min = 5`` and the guard
+       ``|S| < ceil(B d / (d + K M))`` (Table 3's available budget taken from the
+       example budget ``B = B_0``; with a ``memory_budget`` okl's translated ``B`` is the
+       guard).  Regression: the guard ``|S| < B / 2`` (``ceil(B/2)`` examples).  okl:
+       Theorem 6's steps and the guard ``|S| <= B``.
+    5. The step divides by the unclipped ``C / z_t`` (the draw uses ``min{1, .}``;
+       ``PFMBooks-r.R`` and ``Adv-PFMBooks-c.R`` have no ``min`` at all, and R stops on
+       ``rbinom``'s NA when ``C / z_t > 1``: okl clips the draw there as the fixtures'
+       scripts do).  okl: ``1 / P_t``, the unbiased estimate.
+    6. Regression: when ``x_t`` is stored, every hypothesis' norm grows by
+       ``(lambda / P)^2`` even with ``l' = 0`` (coefficient 0): the projection may then
+       shrink a hypothesis that did not move.  okl keeps the exact norm.
+    7. ``I_t`` and ``rho_t`` are drawn at the start of round ``t`` (``sample(prob = p)``,
+       which sorts ``p`` first, then ``rbinom``): the same order of draws as okl's (``I_1``
+       at set-up, then ``rho_t`` and ``I_{t+1}`` each round); the fixtures' scripts map
+       the uniform through the inverse CDF in index order as okl does.
 
-    The rest -- the oblivious rate ``z_t = 2 (1 - upsilon) T^{1-upsilon} t^upsilon``, the
-    shared support set, the steps with ``1 / P_t``, the incremental projection -- is
-    okl's.
+    The rest -- the oblivious rate ``z_t = 2 (1 - upsilon) T^{1-upsilon} t^upsilon``, ``C
+    = B``, ``U = sqrt(B)``, the radii (7), the shared support set, the criteria, the
+    incremental projection -- is the same.  Mistakes: the scripts count ``y != (+1 if
+    f >= 0 else -1)`` (``okl.experiments.selection.authors_mistakes``).
 
     Reconstructions (Algorithms 2 and 3 are figures missing from the text; each point is
     tested in ``tests/test_pfmbooks.py``):
@@ -215,11 +256,11 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
     """
 
     _param_names = ("kernels", "loss", "B", "memory_budget", "time_budget", "U", "U_min",
-                    "upsilon", "C", "eta", "g", "Y", "prediction", "T", "seed")
+                    "upsilon", "C", "eta", "g", "Y", "prediction", "T", "variant", "seed")
 
     def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
                  time_budget=None, U=None, U_min=None, upsilon=1.0 / 3.0, C=None, eta=None,
-                 g="assumption5", Y=1.0, prediction="sample", T=None, seed=None):
+                 g=None, Y=1.0, prediction="sample", T=None, variant="okl", seed=None):
         ks = check_kernels(kernels, gaussian=True,
                            why=" (the K kernel rows share one row of distances)")
         self.kernels = None if kernels is None else ks   # as given (ks is kernels for a list)
@@ -235,7 +276,9 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
         self.upsilon = check_real(upsilon, "upsilon", low=0, high=1, high_open=True)
         self.C = None if C is None else check_real(C, "C", low=0, low_open=True)
         self.eta = None if eta is None else check_real(eta, "eta", low=0)
-        self.g = check_choice(g, "g", {"assumption5", "experiments"})
+        self.variant = check_choice(variant, "variant", _VARIANTS)
+        self.g = None if g is None else check_choice(g, "g", _G)
+        self.g_ = self.g or ("r" if self.variant == "r" else "assumption5")
         self.Y = check_real(Y, "Y", low=1.0 if self.loss == "hinge" else 0.0,
                             low_open=self.loss != "hinge")
         self.prediction = check_choice(prediction, "prediction", set(_PREDICTIONS))
@@ -243,7 +286,8 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
         self.seed = check_seed(seed)
         self.settings_ = None
         self._core_setup(None, self.seed, self.loss == "hinge")
-        self._pfm_init(_LOSSES[self.loss], _PREDICTIONS[self.prediction])
+        self._pfm_init(_LOSSES[self.loss], _PREDICTIONS[self.prediction],
+                       self.variant == "r")
         if self.T is not None and isinstance(self._spec, int):
             self._settings(self.T, None)        # parameter errors surface here
 
@@ -260,9 +304,12 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
         """All horizon-dependent settings (pure: no state changes; ValueError when invalid)."""
         K = len(self.kernels_)
         sqrtT = math.sqrt(T)
+        r = self.variant == "r"
+        hinge = self.loss == "hinge"
+        u_min = self.U_min if self.U_min is not None else (5.0 if r and hinge else None)
 
         def peel(U):
-            return nested_radii(U, U / sqrtT if self.U_min is None else self.U_min)
+            return nested_radii(U, U / sqrtT if u_min is None else u_min)
 
         spec = self._spec
         if isinstance(spec, int):
@@ -293,34 +340,51 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
                         break
                     Mtry += 1
         Kp = K * M
-        U_min = U / sqrtT if self.U_min is None else self.U_min
+        U_min = U / sqrtT if u_min is None else u_min
         sig = np.array([k.sigma for k in self.kernels_])
         D = np.array([k.sup_diag for k in self.kernels_])
         ups = self.upsilon
         radius = np.tile(radii, K)                               # k = h(i, j) = i M + j
         Dk = np.repeat(D, M)
         lambdas = radius * math.sqrt((1.0 + ups) * B) / (np.sqrt(2.0 * (1.0 - ups) * Dk) * T)
-        if self.g == "experiments":
+        if r and hinge:
+            lambdas = 2.0 * lambdas                 # PFMBooks-c.R: lambda[j] <- 2 U[j] ...
+        if self.g_ == "experiments" or (self.g_ == "r" and not hinge):
             scales = radius + 0.1
-        elif self.loss == "hinge":
+        elif self.g_ == "r":
+            scales = radius + 1.0
+        elif hinge:
             scales = 1.0 + self.Y * radius * np.sqrt(Dk)
         else:
             scales = radius * np.sqrt(Dk) + self.Y
-        eta = self.eta if self.eta is not None else math.sqrt(2.0 * math.log(Kp * T) / T)
+        eta = self.eta if self.eta is not None else \
+            math.sqrt((8.0 if r else 2.0) * math.log(Kp * T) / T)
         C = float(B) if self.C is None else self.C
+        # the hard guard: |S| <= B, or the scripts' k < ceil(B d / (d + K M)) (hinge, an
+        # example budget B = B_0) or k < B / 2 (absolute)
+        if not r:
+            cap = int(B)
+        elif not hinge:
+            cap = (int(B) + 1) // 2
+        elif isinstance(spec, int):
+            cap = None if d is None else int(math.ceil(B * d / (d + Kp)))
+        else:
+            cap = int(B)
+        prior = r_prior(K, M, U, T) if r else msmw_scale_prior(scales)
         per_mem = memory_per_example(d, Kp) if d is not None else None
         per_time = time_per_example(d, Kp) if d is not None else None
         return {"T": int(T), "B": int(B), "C": C, "U": float(U), "U_min": float(U_min),
                 "M": int(M), "K": K, "K_prime": Kp, "radii": radii, "radius": radius,
                 "lambdas": lambdas, "scales": scales, "eta": float(eta), "upsilon": ups,
                 "zcoef": 2.0 * (1.0 - ups) * float(T) ** (1.0 - ups),
-                "gamma": 1.0 / (2.0 * sig ** 2), "D": D,
+                "gamma": 1.0 / (2.0 * sig ** 2), "D": D, "capacity": cap, "prior": prior,
                 "memory_per_example": per_mem, "time_per_example": per_time}
 
     def _apply(self, st):
-        msmw = MSMWCore(st["scales"], st["eta"], msmw_scale_prior(st["scales"]))
+        msmw = MSMWCore(st["scales"], st["eta"], st["prior"])
         self._pfm_configure(st["gamma"], st["D"], st["M"], st["radius"], st["lambdas"],
-                            st["B"], st["C"], st["zcoef"], st["upsilon"], st["T"], msmw)
+                            st["capacity"], st["C"], st["zcoef"], st["upsilon"], st["T"], msmw,
+                            float(st["B"]) ** 0.125)
         self._pfm_new_support(self.kernels_[0], self.n_features)
         self.settings_ = st
         self._pfm_draw_first()
@@ -411,7 +475,7 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
         v = self._pfm_values()
         st = self.settings_ or {}
         out = {k: st.get(k) for k in ("T", "B", "C", "U", "U_min", "M", "K_prime", "eta",
-                                      "upsilon")}
+                                      "upsilon", "capacity")}
         out["radii"] = st.get("radii")
         out["lambdas"] = st.get("lambdas")
         out["scales"] = st.get("scales")
