@@ -406,3 +406,18 @@ def test_top_eigenpairs_match_numpy(evr, n, k, rank):
     np.testing.assert_allclose(Z.T @ Z, np.eye(k), atol=1e-12)
     np.testing.assert_allclose((Z * w) @ Z.T, (eV[:, n - k:] * ew[n - k:]) @ eV[:, n - k:].T,
                                atol=1e-11 * ew[-1])
+
+
+def test_dense_work_reference_runs_the_maps_routines():
+    """``dense_work_reference`` (the benchmark's round-work reference) builds maps of the
+    learner's rank from a run's Gram matrix, is deterministic, and checks its input."""
+    from okl.learners._skegd import dense_work_reference
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((40, 3))
+    K = rbf_kernel(X, gamma=0.3)
+    margins = rng.random(50) < 0.7
+    a = dense_work_reference(K, 12, 6, 4, 2, False, [41, 42], margins)
+    assert np.isfinite(a) and a == dense_work_reference(K, 12, 6, 4, 2, False, [41, 42], margins)
+    assert a != dense_work_reference(K, 12, 6, 4, 2, False, [41, 42], ~margins)
+    with pytest.raises(ValueError, match="B x B"):
+        dense_work_reference(K[:, :30], 12, 6, 4, 2, False, [], margins)

@@ -790,3 +790,78 @@ def _top_eigenpairs(A, int k, bint evr=False):
     if res != 0:
         raise np.linalg.LinAlgError(f"the eigensolver failed ({res})")
     return w[:k], Z[:, :k]
+
+
+def dense_work_reference(K, int s_p, int s_m, int k, int cs_d, bint trunc_init,
+                         refresh_sizes, margins_after):
+    """The dense linear algebra of a SkeGD run beyond its kernel rows, by the learner's own
+    typed routines on matrices of the run's sizes, and nothing else: at the switch the
+    sketch products ``C = K S_p``, ``S = S_p^T C``, ``M = S_p^T K[:, :s_m]``, one sketch
+    update and the map (``ginv(M)`` by ``dgesdd``, the square root of ``S``, ``Qx`` and its
+    ``dgesdd``); at each refresh (``refresh_sizes``: ``|SV|`` then) the sketch vector
+    ``psi^T S_p``, the rank-2 update of ``S`` and ``M`` and the map with the top ``k``
+    eigenpairs; every round after the switch ``phi = F^T k_L(x)`` (``dgemv``) and
+    ``w . phi`` (``ddot``), and where ``margins_after`` is set ``w += a phi`` (``daxpy``).
+    ``K`` is the run's ``B x B`` Gram matrix (its kernel values are not counted here);
+    the count sketch has fixed columns.  ``benchmarks/ratios_seed000.py`` times a run
+    against the run's kernel rows plus this.  Returns a checksum."""
+    Kc = np.asfortranarray(K, dtype=np.float64)
+    cdef int B = Kc.shape[0], i, j, e, l, c, n, t, nref, q
+    if Kc.shape != (B, B) or s_m > B or B < 1:
+        raise ValueError("K must be B x B with B >= s_m")
+    sizes = np.ascontiguousarray(refresh_sizes, dtype=np.intc)
+    cdef const unsigned char[::1] marg = np.ascontiguousarray(margins_after, dtype=np.uint8)
+    cdef int[::1] sz = sizes
+    nref = sizes.shape[0]
+    cdef int nmax = max(B + 1 + nref, int(sizes.max()) + 1 if nref else 0)
+    cdef SkeGDCore core = SkeGDCore.__new__(SkeGDCore)
+    core._skegd_setup(B, s_p, s_m, k, cs_d, 1, trunc_init)
+    if core._reserve_rows(nmax) != 0:
+        raise MemoryError("cannot allocate the count sketch")
+    for l in range(nmax):                          # fixed columns, signs +-1/sqrt(cs_d)
+        for e in range(cs_d):
+            core.sa_col[l * cs_d + e] = (l * 7919 + e * (s_p // cs_d if s_p >= cs_d else 1)) % s_p
+            core.sa_val[l * cs_d + e] = (1.0 if (l + e) % 2 == 0 else -1.0) / sqrt(<double> cs_d)
+    core.sa_n = B
+    psi_a = np.ascontiguousarray(Kc[:, 0].copy().tolist() + [0.5] * (nmax - B))
+    kb_a = np.ascontiguousarray(Kc[:s_m, 1])
+    Cm = np.zeros((B, s_p), order="F")
+    cdef double[::1, :] Kv = Kc
+    cdef double[::1, :] Cv = Cm
+    cdef double[::1] psi = psi_a
+    cdef double[::1] kb = kb_a
+    cdef double total = 0.0, a = 1e-3, kxx = 1.0
+    cdef int keep = k if k < s_p else s_p
+    with nogil:
+        for l in range(B):                         # C = K S_p, S = S_p^T C, M = S_p^T K[:, r]
+            for e in range(cs_d):
+                c = core.sa_col[l * cs_d + e]
+                daxpy(&B, &core.sa_val[l * cs_d + e], &Kv[0, l], &INC1, &Cv[0, c], &INC1)
+        memset(core.Smat, 0, <size_t> s_p * s_p * sizeof(double))
+        memset(core.Mmat, 0, <size_t> s_p * s_m * sizeof(double))
+        for l in range(B):
+            for e in range(cs_d):
+                c = core.sa_col[l * cs_d + e]
+                daxpy(&s_p, &core.sa_val[l * cs_d + e], &Cv[l, 0], &B, core.Smat + c, &s_p)
+                for j in range(s_m):
+                    core.Mmat[c + j * s_p] = core.Mmat[c + j * s_p] + core.sa_val[l * cs_d + e] * Kv[l, j]
+        core.sa_n += 1
+        core._sketch_update(&psi[0], &kb[0], kxx)
+        if core._build_map(s_p if not trunc_init else keep, &kb[0], 1.0) != 0:
+            core.error = 1
+        q = 0
+        for t in range(marg.shape[0]):
+            if q < nref and t == (q + 1) * (marg.shape[0] // (nref + 1)):  # evenly spaced
+                core.sa_n = sz[q] + 1
+                core._sketch_update(&psi[0], &kb[0], kxx)
+                if core._build_map(keep, &kb[0], 1.0) != 0:
+                    core.error = 1
+                q += 1
+            dgemv(b"T", &s_m, &core.r, &ONE, core.F, &s_m, &kb[0], &INC1, &ZERO, core.phi,
+                  &INC1)
+            total += ddot(&core.r, core.w, &INC1, core.phi, &INC1)
+            if marg[t]:
+                daxpy(&core.r, &a, core.phi, &INC1, core.w, &INC1)
+    if core.error:
+        raise np.linalg.LinAlgError("a factorization failed")
+    return total
