@@ -2,6 +2,7 @@
 oracle driven by the same uniforms (``np.random.default_rng(seed).random()`` reproduces
 ``Learner.uniform()``)."""
 import math
+import os
 import pickle
 
 import numpy as np
@@ -564,3 +565,117 @@ def test_failed_set_params_changes_nothing():
     assert learner.get_params() == before and learner.is_classifier and learner.B_ == 20
     ref = BATBooks(KERNELS, B=20, seed=4)
     assert _trace_key(learner.run(X, y)) == _trace_key(ref.run(X, y))
+
+
+# -- the authors' R code (tests/fixtures/r/seed004_tables/BATBooks*.R) --------------------
+
+R_FIX = os.path.join(os.path.dirname(__file__), "fixtures")
+R_SEED = 20240513
+
+
+def _r_stream(kind):
+    S = np.loadtxt(os.path.join(R_FIX, f"r_stream_{kind}.csv"), delimiter=",")
+    return np.ascontiguousarray(S[:, 1:]), S[:, 0]
+
+
+@pytest.mark.parametrize("stream,name,kw", [
+    ("c", "r_batbooks_c.csv", dict(loss="hinge", B=40)),
+    ("r", "r_batbooks_r.csv", dict(loss="absolute", B=21)),
+])
+def test_variant_r_reproduces_the_authors_r_code(stream, name, kw):
+    """``variant="r"`` against the authors' BATBooks.R / BATBooks-r.R on the same stream
+    and uniforms: f_{t,I_t}(x_t), I_t, J_t, rho, eta_t (with its restarts), |S_i|,
+    p_{t+1} and ||f_i||, round for round."""
+    X, y = _r_stream(stream)
+    R = np.genfromtxt(os.path.join(R_FIX, "r", "seed004_tables", name), delimiter=",",
+                      names=True)
+    T, K = len(y), 9
+    u = np.loadtxt(os.path.join(R_FIX, "r", "seed004_tables", "r_uniforms_1300.csv"))
+    m = BATBooks(variant="r", T=T, seed=R_SEED, **kw)
+    n = int(R["draws"][-1]) + 1
+    # I_1 was drawn at construction: the generator continues at the second uniform
+    np.testing.assert_array_equal(m._uniform_draws(n - 1), u[1:n])
+    m = BATBooks(variant="r", T=T, seed=R_SEED, **kw)
+    f, P, N, size, eta = [], [], [], [], []
+    for t in range(T):
+        f.append(m.decision_function(X[t:t + 1])[0])
+        m.learn_one(X[t], y[t])
+        v = m._bat_values()
+        P.append(v["p"])
+        N.append(np.sqrt(v["norms_sq"]))
+        size.append(v["sizes"])
+        eta.append(v["eta"])
+    col = lambda key: np.column_stack([R[f"{key}{i}"] for i in range(1, K + 1)])  # noqa: E731
+    np.testing.assert_allclose(f, R["f"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(P, col("p"), rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(N, col("norm"), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(eta, R["eta"], rtol=1e-14)
+    np.testing.assert_array_equal(size, col("k"))
+    tr = BATBooks(variant="r", T=T, seed=R_SEED, **kw).run(X, y)
+    e = tr.extras
+    np.testing.assert_allclose(tr.scores, R["f"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(e["exploited"], R["It"] - 1)
+    np.testing.assert_array_equal(e["explored"], R["Jt"] - 1)
+    np.testing.assert_array_equal(np.where(e["rho"] >= 1, 1, np.where(e["rho"] == 0, 0, -1)),
+                                  R["rho"])
+    assert e["restarts"] == np.unique(R["m"]).size - 1 >= 3
+    assert e["capacity"] == (kw["B"] + 1) // 2 == col("k").max()   # k_i < B/2, reached
+    assert e["upsilon"] == (1 / 8 if stream == "c" else 1 / 7)
+    assert e["U"] == pytest.approx(kw["B"] ** (1 / 3), rel=1e-15)
+    if stream == "c":
+        assert e["n_projections"] > 0
+        authors = np.where(tr.scores >= 0, 1.0, -1.0) != y
+        np.testing.assert_array_equal(authors, R["mistake"].astype(bool))
+        np.testing.assert_allclose(e["lam"], kw["B"] ** (1 / 3) * math.sqrt(
+            (1 + 1 / 8) * kw["B"]) / (math.sqrt(2 * (1 - 1 / 8)) * T), rtol=1e-14)
+    else:
+        assert np.all(R["rho"] >= 0)                  # the regression script draws always
+        np.testing.assert_allclose(tr.losses, R["loss"], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(e["lam"], math.sqrt((1 + 1 / 7) * kw["B"])
+                                   / (math.sqrt(1 - 1 / 7) * T), rtol=1e-14)
+
+
+def test_variant_r_switches_and_differences():
+    """variant "r" is not okl's default; its defaults yield to explicit settings; the
+    eta rule of the scripts only with the variant; it pickles mid-stream."""
+    X, y = _r_stream("c")
+    T = len(y)
+    a = BATBooks(variant="r", B=40, T=T, seed=R_SEED).run(X, y)
+    b = BATBooks(B=40, T=T, seed=R_SEED, z_form="printed", upsilon=1 / 8,
+                 U=40 ** (1 / 3), lam="experiments", eta="experiments").run(X, y)
+    assert not np.array_equal(a.scores, b.scores)
+    assert b.extras["restarts"] == 0 and a.extras["restarts"] > 0
+    c = BATBooks(variant="r", B=40, T=T, seed=R_SEED, U=2.0, upsilon=0.25)
+    c.learn_one(X[0], y[0])
+    assert c.U_ == 2.0 and c.upsilon_ == 0.25
+    assert BATBooks(B=40).get_params()["variant"] == "okl"
+    assert BATBooks(B=40).z_form_ == "theorem8" and BATBooks(B=40, variant="r").z_form_ \
+        == "printed"
+    with pytest.raises(ValueError, match="eta"):
+        BATBooks(B=40, eta="r")
+    with pytest.raises(ValueError, match="eta"):
+        BATBooks(B=40, variant="r", eta="doubling")
+    with pytest.raises(ValueError, match="ell_max"):
+        BATBooks(B=40, variant="r", ell_max=2.0)
+    with pytest.raises(ValueError, match="variant"):
+        BATBooks(B=40, variant="R")
+    kw = dict(variant="r", loss="absolute", B=21, T=T, seed=R_SEED)
+    Xr, yr = _r_stream("r")
+    whole = BATBooks(**kw).run(Xr, yr).scores
+    m = BATBooks(**kw)
+    m.partial_fit(Xr[:170], yr[:170])
+    m2 = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(m2.run(Xr[170:], yr[170:]).scores, whole[170:])
+
+
+def test_variant_r_bound_rows_say_not_applicable():
+    """okl bounds on variant "r": Theorem 10's rows are not applicable, with the reason."""
+    from okl.experiments.bounds import bounds_report
+    X, y = xor_stream(200, 4, seed=0)
+    KS = [okl.Gaussian(s) for s in (0.75, 1.5, 3.0)]
+    rep = bounds_report(BATBooks(KS, B=40, variant="r", seed=0), X, y)
+    rows = [r for r in rep.rows if "Theorem 10" in (r.get("source") or "")]
+    assert len(rows) == 3
+    for r in rows:
+        assert r["bound"] is None and r["note"].startswith("not applicable")
+        assert "variant = 'r'" in r["note"] and "restarts" in r["note"]

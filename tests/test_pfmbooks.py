@@ -626,3 +626,17 @@ def test_variant_r_pickles_mid_stream():
     assert m2._pfm_values()["r_code"]
     rest = m2.run(X[150:], y[150:]).scores
     np.testing.assert_array_equal(rest, whole[150:])
+
+
+def test_variant_r_bound_rows_say_not_applicable():
+    """okl bounds on variant "r": Theorem 6's rows are not applicable, with the reason."""
+    from okl.experiments.bounds import bounds_report
+    X, y = xor_stream(200, 4, seed=0)
+    KS = [okl.Gaussian(s) for s in (0.75, 1.5, 3.0)]
+    rep = bounds_report(PFMBooks(KS, B=40, U_min=1.0, variant="r", seed=0), X, y)
+    rows = [r for r in rep.rows if "Theorem 6" in (r.get("source") or "")]
+    assert len(rows) == 3
+    for r in rows:
+        assert r["bound"] is None and r["note"].startswith("not applicable")
+        assert "variant = 'r'" in r["note"] and "bisection" not in r["note"]
+        assert "renormalized only" in r["note"]

@@ -1185,7 +1185,8 @@ def _batbooks(s, learner, tr, radii, rows, curves, delta):
         reasons.append(f"ell_max = {learner.ell_max!r} < 1 + U sqrt(D) = "
                        f"{1.0 + U * math.sqrt(D.max()):.4g}: c_t = l/ell_m may leave [0, 1]")
     if etas.size and not np.all(etas == etas[0]):
-        reasons.append(f"eta = {learner.eta!r} varies over the rounds (doubling); the bound is "
+        reasons.append(f"eta = {getattr(learner, 'eta_rule_', learner.eta)!r} varies over the "
+                       f"rounds (doubling); the bound is "
                        f"for a fixed eta")
     elif etas.size and etas[0] <= 0.0:
         reasons.append("eta = 0: the bound's ln K / eta is infinite (p_t stays uniform)")

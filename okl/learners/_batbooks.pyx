@@ -20,9 +20,17 @@ Uniform draws of round ``t`` (from ``Learner.uniform()``, in this order):
 ``I_1`` is the one draw made when the learner is set up.  Only the kernel rows
 ``k_{I_t}(x_t, S_{I_t})`` and, when ``J_t != I_t``, ``k_{J_t}(x_t, S_{J_t})`` are
 computed: at most ``|S_{I_t}| + |S_{J_t}| <= B`` kernel evaluations a round.
+
+``r_code`` (``BATBooks(variant="r")``): the round of the authors' ``BATBooks.R`` /
+``BATBooks-r.R`` (``r_round``): ``eta = 4 sqrt(ln K / (K m))``, ``m = 4`` quadrupled --
+and ``p`` restarted from uniform -- whenever ``min_i C~_{t,i} > m`` (classification: after
+the round, that round's update discarded, ``C~`` kept; regression: after each observed
+kernel, ``C~`` reset); the step divides by the unclipped ``K B / z_t / K`` and the norm
+recursion adds ``1e-7`` (and ``(lambda / P)^2`` when ``l' = 0``); regression draws
+``rho`` whenever ``J_t`` is observed.  Same draws as above.
 """
 
-from libc.math cimport sqrt, pow, fabs
+from libc.math cimport sqrt, pow, fabs, exp, log
 from libc.stdlib cimport malloc, free, realloc
 from libc.string cimport memcpy
 
@@ -106,6 +114,11 @@ cdef class BATBooksCore(Learner):
     cdef double* rec_q
     cdef long long rec_n, rec_cap
     cdef object _records
+    # the authors' R code (variant="r")
+    cdef bint r_code
+    cdef double r_m                 # the scripts' min_tilde_L: 4, 16, 64, ...
+    cdef long long r_restarts
+    cdef double* pbar               # K doubles of scratch: bar p
 
     def __cinit__(self, *args, **kwargs):
         self.K = 0
@@ -139,6 +152,10 @@ cdef class BATBooksCore(Learner):
         self.rec_n = 0
         self.rec_cap = 0
         self._records = None
+        self.r_code = False
+        self.r_m = 4.0
+        self.r_restarts = 0
+        self.pbar = NULL
         self._reset_counters()
 
     def _reset_counters(self):
@@ -158,6 +175,7 @@ cdef class BATBooksCore(Learner):
         free(self.n_added)
         free(self.n_exploit)
         free(self.n_explore)
+        free(self.pbar)
 
     cdef void _free_buffers(self):
         cdef int i
@@ -181,7 +199,7 @@ cdef class BATBooksCore(Learner):
 
     # -- configuration (Python side) -------------------------------------------------
 
-    def _bat_setup(self, kernels, int loss_kind, int ell_mode, double ell):
+    def _bat_setup(self, kernels, int loss_kind, int ell_mode, double ell, bint r_code=False):
         """Kernels, the loss and the normalizer ``ell_m``; draws ``I_1`` from ``p_1``
         (uniform).  The capacity and ``U`` follow (``_bat_set_capacity``) once ``B`` is
         known, the horizon settings (``_bat_set_horizon``) once ``T`` is."""
@@ -199,6 +217,11 @@ cdef class BATBooksCore(Learner):
         free(self.n_added)
         free(self.n_exploit)
         free(self.n_explore)
+        free(self.pbar)
+        self.pbar = NULL
+        self.r_code = r_code
+        self.r_m = 4.0
+        self.r_restarts = 0
         self.ready = False
         self.d = -1
         self._reset_counters()
@@ -212,7 +235,8 @@ cdef class BATBooksCore(Learner):
         self.n_added = <long long*> malloc(K * sizeof(long long))
         self.n_exploit = <long long*> malloc(K * sizeof(long long))
         self.n_explore = <long long*> malloc(K * sizeof(long long))
-        if (self.kps == NULL or self.n == NULL or self.ld == NULL or self.normsq == NULL
+        self.pbar = <double*> malloc(K * sizeof(double))
+        if (self.pbar == NULL or self.kps == NULL or self.n == NULL or self.ld == NULL or self.normsq == NULL
                 or self.lam == NULL or self.cum_est == NULL or self.n_added == NULL
                 or self.n_exploit == NULL or self.n_explore == NULL):
             raise MemoryError("cannot allocate the BATBooks state")
@@ -269,6 +293,8 @@ cdef class BATBooksCore(Learner):
         self.eta_c = eta_c
         self.eta_cap = eta_cap
         self.osmd.eta = eta
+        if self.r_code:
+            self.osmd.eta = 4.0 * sqrt(log(<double> self.K)) / sqrt(self.K * self.r_m)
         self.ready = True
 
     def _core_allocate(self, int d, int capacity, bint growable):
@@ -426,11 +452,130 @@ cdef class BATBooksCore(Learner):
             s += self.n[i]
         return s
 
+    cdef bint r_check_restart(self) noexcept nogil:
+        """The scripts' ``if (min(tilde_L) > min_tilde_L)``: quadruple ``m``, new eta."""
+        cdef int k
+        cdef double cmin = self.cum_est[0]
+        for k in range(1, self.K):
+            if self.cum_est[k] < cmin:
+                cmin = self.cum_est[k]
+        if cmin > self.r_m:
+            self.r_m = self.r_m * 4.0
+            self.osmd.eta = 4.0 * sqrt(log(<double> self.K)) / sqrt(self.K * self.r_m)
+            self.r_restarts += 1
+            return True
+        return False
+
+    cdef void r_round(self, const Row* x, double y, double f) noexcept nogil:
+        """One round of ``BATBooks.R`` (hinge) / ``BATBooks-r.R`` (absolute) literally."""
+        cdef int I = self.I_next, J, K = self.K, k, i, rows, npass, ps
+        cdef long long kev
+        cdef double fJ, fi, qi, c, ct, z, prho, up, a, nsq, nrm, s, eta0, g
+        cdef double q = -1.0
+        cdef signed char rho = RHO_NO_GRADIENT
+        cdef bint hinge = self.loss_kind == LOSS_HINGE, draw
+        J = <int> (self.uniform() * K)
+        if J >= K:
+            J = K - 1
+        kev = self.n[I]
+        if J == I:
+            rows = 1
+            fJ = f
+        else:
+            rows = 2
+            kev += self.n[J]
+            fJ = self._eval(J, x)
+        eta0 = self.osmd.eta
+        for k in range(K):
+            self.pbar[k] = self.osmd.p[k]                   # barpt <- p
+        npass = 1 if J == I else 2
+        for ps in range(npass):
+            i = I if ps == 0 else J
+            fi = f if ps == 0 else fJ
+            qi = (K - 1.0) / K * self.osmd.p[i] + 1.0 / K
+            c = self.loss(y, fi)
+            if c > self.max_c:
+                self.max_c = c
+            ct = c / (1.0 * qi)                              # max_loss = 1
+            self.cum_est[i] += ct
+            self.pbar[i] = self.osmd.p[i] * exp(-self.osmd.eta * ct)
+            if i == J:
+                g = self._dloss(y, fi)
+                if g != 0.0:
+                    self.n_grad += 1
+                draw = (g != 0.0) if hinge else True          # regression: every round
+                if draw:
+                    z = self.zpre * pow(<double> self.t, self.ups)
+                    prho = self.C / z
+                    q = prho if prho < 1.0 else 1.0
+                    if self.uniform() < q:
+                        self.n_rho += 1
+                        if self.n[J] >= self.cap:
+                            rho = RHO_FULL
+                            self.n_full += 1
+                        else:
+                            up = prho / K                      # unclipped
+                            a = -self.lam[J] * g / up
+                            nsq = (self.normsq[J] + (self.lam[J] / up) * (self.lam[J] / up)
+                                   - 2.0 * self.lam[J] * g * fi / up + 1e-7)
+                            nrm = sqrt(nsq)
+                            if self._append(J, x, a) != 0:
+                                self.error = 1
+                                return
+                            if nrm > self.U:
+                                s = self.U / nrm
+                                dscal(&self.n[J], &s, self.al[J], &INC1)
+                                self.normsq[J] = self.U * self.U
+                                self.n_proj += 1
+                            else:
+                                self.normsq[J] = nrm * nrm
+                            self.n_added[J] += 1
+                            if self.n[J] > self.max_size:
+                                self.max_size = self.n[J]
+                            rho = RHO_ADDED
+                    else:
+                        rho = RHO_ZERO
+            if not hinge and self.r_check_restart():
+                # BATBooks-r.R: p, tilde_L and barpt back to uniform / 0 inside the loop
+                for k in range(K):
+                    self.osmd.p[k] = 1.0 / K
+                    self.pbar[k] = self.osmd.p[k]
+                    self.cum_est[k] = 0.0
+        if hinge and self.r_check_restart():
+            for k in range(K):
+                self.pbar[k] = 1.0 / K                      # barpt <- p_ini
+        s = 0.0
+        for k in range(K):
+            s += self.pbar[k]
+        for k in range(K):
+            self.osmd.p[k] = self.pbar[k] / s
+            self.osmd.logp[k] = log(self.osmd.p[k])
+        self.osmd.t += 1
+        self.n_exploit[I] += 1
+        self.n_explore[J] += 1
+        self.rows_total += rows
+        self.kev_total += kev
+        if kev > self.max_kev:
+            self.max_kev = kev
+        if self.rec_n < self.rec_cap:
+            self.rec_I[self.rec_n] = I
+            self.rec_J[self.rec_n] = J
+            self.rec_rows[self.rec_n] = rows
+            self.rec_rho[self.rec_n] = rho
+            self.rec_kev[self.rec_n] = kev
+            self.rec_eta[self.rec_n] = eta0
+            self.rec_q[self.rec_n] = q
+            self.rec_n += 1
+        self.I_next = self.osmd.sample(self.uniform())
+
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef int I = self.I_next, J, K = self.K, k, rows
         cdef long long kev
         cdef double fJ, lI, lJ, cI, cJ, m, cstar, g, z, q = -1.0, a, kxx, nrm, s, eta
         cdef signed char rho = RHO_NO_GRADIENT
+        if self.r_code:
+            self.r_round(x, y, f)
+            return
         # exploration J_t ~ uniform([K])
         J = <int> (self.uniform() * K)
         if J >= K:
@@ -584,6 +729,9 @@ cdef class BATBooksCore(Learner):
             "max_criterion": self.max_c,
             "capacity": self.cap,
             "horizon_set": bool(self.ready),
+            "r_code": bool(self.r_code),
+            "r_m": self.r_m,
+            "restarts": self.r_restarts,
         }
 
     # -- pickling ----------------------------------------------------------------------
@@ -605,6 +753,7 @@ cdef class BATBooksCore(Learner):
             "explore_counts": v["explore_counts"],
             "osmd": self.osmd, "I_next": self.I_next, "cap": self.cap,
             "chat": self.chat, "ell": self.ell,
+            "r": (bool(self.r_code), self.r_m, self.r_restarts),
             "counters": (self.n_grad, self.n_rho, self.n_full, self.n_proj, self.rows_total,
                          self.kev_total, self.max_kev, self.max_size, self.max_c),
         }
@@ -619,6 +768,7 @@ cdef class BATBooksCore(Learner):
         self.I_next = state["I_next"]
         self.chat = state["chat"]
         self.ell = state["ell"]
+        self.r_code, self.r_m, self.r_restarts = state.get("r", (False, 4.0, 0))
         (self.n_grad, self.n_rho, self.n_full, self.n_proj, self.rows_total, self.kev_total,
          self.max_kev, self.max_size, self.max_c) = state["counters"]
         for i in range(self.K):

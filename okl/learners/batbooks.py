@@ -42,6 +42,9 @@ _DEFAULT_B = 400
 
 
 _Z_FORMS = ("theorem8", "printed")
+_VARIANTS = ("okl", "r")
+#: the scripts' upsilon: table7/BATBooks.R (hinge) and table6/BATBooks-r.R (absolute)
+R_UPSILON = {"hinge": 1.0 / 8.0, "absolute": 1.0 / 7.0}
 
 
 def _z_factor(upsilon, z_form):
@@ -191,17 +194,22 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
         example (``B_``).
     U : float > 0 or None
         Radius of :math:`\mathbb H_i`; ``None``: ``sqrt(B)`` (Theorem 10: ``U =
-        Theta(sqrt(B))``; the experiments use ``B_0^{1/3}``).
+        Theta(sqrt(B))``; the experiments use ``B_0^{1/3}``), or ``B^{1/3}`` with
+        ``variant="r"`` (the scripts' ``U <- B^(1/3)``).
     upsilon : float in [0, 1) or None
         Exponent of ``z_{t,i}``.  ``None``: :func:`batbooks_upsilon` (the experiments'
-        rule).
-    lam : {"theorem10", "experiments"} or float > 0, default "theorem10"
+        rule), or the scripts' hard-coded ``1/8`` (hinge) / ``1/7`` (absolute) with
+        ``variant="r"`` (``R_UPSILON``).
+    lam : {"theorem10", "experiments", "r"}, float > 0 or None, default None
         Step sizes.  ``"theorem10"``: if (12) holds,
         :math:`\lambda_i = \sqrt{(1+\upsilon)B} / (\sqrt{2(1-\upsilon)D_i} L T)`, else
         :math:`\lambda_i = 1/(\sqrt{K D_i T} L)`.  ``"experiments"`` (Sec. 5.3.2):
         :math:`\lambda_i = U\sqrt{(1+\upsilon)B} / (\sqrt{2(1-\upsilon)D_i} L T)` (the
-        paper's Gaussians have ``D_i = 1``).  A float: the same step for every kernel.
-    eta : {"theorem9", "doubling", "experiments"} or float >= 0, default "theorem9"
+        paper's Gaussians have ``D_i = 1``).  ``"r"``: the scripts' -- ``"experiments"``
+        (hinge, ``BATBooks.R``) or :math:`\sqrt{(1+\upsilon)B} / (\sqrt{(1-\upsilon)D_i}
+        T)` (absolute, ``BATBooks-r.R``).  A float: the same step for every kernel.
+        ``None``: ``"theorem10"``, or ``"r"`` with ``variant="r"``.
+    eta : {"theorem9", "doubling", "experiments", "r"}, float >= 0 or None, default None
         Learning rate of (11).  Theorem 9's :math:`\eta = \min\{\sqrt{2\ln K /
         (K\tilde C_{T,*})}, 1/K\}` depends on the unknown :math:`\tilde C_{T,*} =
         \min_i\sum_t \tilde c_{t,i}`.  ``"theorem9"``: ``C~`` replaced by ``T`` (its
@@ -210,10 +218,13 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
         guessed by the doubling trick: before round ``t``, ``C^`` is the least power of
         two ``>= max(1, C~_{t-1,*})`` (the running minimum of the cumulative estimates);
         ``p`` is not restarted when ``C^`` doubles.  ``"experiments"`` (Sec. 5.3.1):
-        :math:`4\sqrt{\ln K/(K \hat C)}` with the same doubling (no ``1/K`` cap).  A
-        float: fixed.
-    z_form : {"theorem8", "printed"}, default "theorem8"
-        The rate ``z_{t,i}`` of the sampling rule (see above).
+        :math:`4\sqrt{\ln K/(K \hat C)}` with the same doubling (no ``1/K`` cap).
+        ``"r"`` (only with ``variant="r"``): the scripts' rule, ``4 sqrt(ln K / (K m))``
+        with ``m = 4, 16, 64, ...`` and restarts (Notes).  A float: fixed.  ``None``:
+        ``"theorem9"``, or ``"r"`` with ``variant="r"``.
+    z_form : {"theorem8", "printed"} or None, default None
+        The rate ``z_{t,i}`` of the sampling rule (see above); ``None``: ``"theorem8"``,
+        or ``"printed"`` with ``variant="r"``.
     ell_max : float > 0 or "doubling", default 1.0
         The normalizer ``ell_m`` of ``c_{t,i} = l / ell_m``; the experiments set 1.
         ``"doubling"``: the least power of two ``>= max(1, largest loss observed so far,
@@ -223,28 +234,49 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
         ``run`` takes it from its stream (one ``run`` is then the whole horizon); required
         for ``learn_one`` / ``partial_fit``.  Learning more than ``T`` rounds raises
         ``ValueError``.
+    variant : {"okl", "r"}, default "okl"
+        okl's reading of the paper, or the round of the authors' R scripts
+        (``table7/BATBooks.R``, ``table6/BATBooks-r.R``) literally: see "The authors' R
+        code" in the Notes.  Sets the defaults of ``U``, ``upsilon``, ``lam``, ``eta`` and
+        ``z_form`` left at ``None``, and the guard ``|S_i| < B/2`` (``ceil(B/2)``).
     seed : int, Generator or None
         Seed of ``I_t``, ``J_t`` and ``rho_t``.
 
     Notes
     -----
     **The authors' R code** (``table7/BATBooks.R``, ``Adv-BATBooks.R``,
-    ``table6/BATBooks-r.R`` of JunfLi-TJU/ACML2021-Journal-Track) runs
-    ``z_form="printed"``, ``lam="experiments"``, ``ell_max = 1``, ``C = K B``, the guard
-    ``|S_i| < B/2`` and ``J_t`` uniform as okl, but differs in the following; okl has no
-    switch for it yet (``okl.experiments.selection`` runs okl's BATBooks in both
-    variants):
+    ``table6/BATBooks-r.R`` of JunfLi-TJU/ACML2021-Journal-Track; ``variant="r"`` runs
+    it, reproduced round for round by ``tests/test_batbooks.py`` on the fixtures of
+    ``tests/fixtures/r/seed004_tables/``) runs the printed ``z_t``, ``ell_max = 1``,
+    ``C = K B``, the estimator (10) and ``J_t`` uniform as okl, and differs from okl's
+    default in:
 
-    1. the learning rate: ``eta = 4 sqrt(ln K / (K m))`` with ``m = 4`` at the start and
-       ``m <- 4 m`` -- with ``p`` restarted from uniform, that round's update discarded --
-       whenever ``min_i C~_{t,i} > m`` (okl's ``eta="experiments"``: ``m`` the least power
-       of two ``>= max(1, min_i C~_{t-1,i})``, no restart);
-    2. the step divides by the unclipped ``K B / z_t`` (okl: by ``q_t = min{1, .}``) and
-       the norm recursion adds ``1e-7`` under the square root;
-    3. ``upsilon = 1/8``, ``B = 2900`` and ``U = B^{1/3}`` hard-coded for one data set
-       (okl: :func:`batbooks_upsilon`, the time budget, and the caller's ``U``);
-    4. ``I_t`` and ``J_t`` drawn by ``sample(prob = .)`` (R sorts the probabilities
-       first), both before ``rho_t``.
+    1. The learning rate: ``eta = 4 sqrt(ln K) / sqrt(K m)`` with ``m = 4`` at the start
+       and ``m <- 4 m`` whenever ``min_i C~_{t,i} > m``; then ``p`` restarts from
+       uniform.  Classification (``BATBooks.R``): checked after the round, that round's
+       update discarded, ``C~`` kept.  Regression (``BATBooks-r.R``): checked after each
+       observed kernel, ``C~`` reset to 0, so a restart after ``I_t`` leaves ``J_t``'s
+       update on the uniform ``p``.  okl follows Theorem 9 by default (``eta`` fixed,
+       ``C~`` replaced by ``T``; ``eta="doubling"`` / ``"experiments"``: a power of two
+       ``>= C~``, no restart): Theorem 9's bound is for a fixed rate.
+    2. The step divides by the unclipped ``P[J_t = i] P[rho = 1] = (K B / z_t) / K``
+       (the draw uses ``min{1, .}``); the norm recursion adds ``1e-7`` under the square
+       root and, in regression, ``(lambda / P)^2`` even when ``l' = 0``.  okl: the
+       unbiased ``K / q_t`` and the exact norm.
+    3. Regression draws ``rho_t`` whenever ``J_t`` is observed (okl: only when
+       ``l' != 0``; with the absolute loss they differ only at ``f = y``).
+    4. ``upsilon = 1/8`` (classification) and ``1/7`` (regression), ``U = B^{1/3}`` and
+       the guard ``k_i < B/2`` (``ceil(B/2)`` examples), ``B = 2900`` / ``1300``
+       hard-coded per data set; steps ``lam="experiments"`` (classification) and
+       ``sqrt((1+upsilon) B) / (sqrt(1-upsilon) T)`` (regression: ``sqrt 2`` times
+       Theorem 10's, without ``U``).  okl: :func:`batbooks_upsilon`, ``U = sqrt(B)``,
+       ``floor(B/2)``, Theorem 10's steps.
+    5. ``I_t`` and ``J_t`` are drawn by ``sample(prob = .)`` at the start of the round,
+       ``rho_t`` when ``J_t``'s turn comes: the same order of draws as okl's; the
+       fixtures' scripts map the uniforms as okl does (``J_t = floor(K u)``, ``I_t`` by
+       inverse CDF in index order; R's ``sample`` sorts the probabilities first).
+       Mistakes: ``y != (+1 if f >= 0 else -1)``
+       (``okl.experiments.selection.authors_mistakes``).
 
     ``Trace.losses``: :math:`\ell(f_{t,I_t}(x_t), y_t)`; ``Trace.budget``: the examples
     stored in all buffers, :math:`\sum_i |S_i|`, after each round.  ``Trace.extras``:
@@ -260,11 +292,11 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
     """
 
     _param_names = ("kernels", "loss", "B", "time_budget", "U", "upsilon", "lam", "eta",
-                    "ell_max", "z_form", "T", "seed")
+                    "ell_max", "z_form", "T", "variant", "seed")
 
     def __init__(self, kernels=None, *, loss="hinge", B=None, time_budget=None, U=None,
-                 upsilon=None, lam="theorem10", eta="theorem9", ell_max=1.0,
-                 z_form="theorem8", T=None, seed=None):
+                 upsilon=None, lam=None, eta=None, ell_max=1.0, z_form=None, T=None,
+                 variant="okl", seed=None):
         # every parameter is validated before any attribute changes (set_params re-runs
         # __init__ on a live object)
         K_list = _check_kernels(kernels)
@@ -277,13 +309,23 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
         U = None if U is None else check_real(U, "U", low=0, low_open=True)
         upsilon = (None if upsilon is None
                    else check_real(upsilon, "upsilon", low=0, high=1, high_open=True))
-        lam = (check_choice(lam, "lam", {"theorem10", "experiments"}) if isinstance(lam, str)
-               else check_real(lam, "lam", low=0, low_open=True))
-        eta = (check_choice(eta, "eta", {"theorem9", "doubling", "experiments"})
+        variant = check_choice(variant, "variant", _VARIANTS)
+        lam = (None if lam is None else
+               check_choice(lam, "lam", {"theorem10", "experiments", "r"})
+               if isinstance(lam, str) else check_real(lam, "lam", low=0, low_open=True))
+        eta = (None if eta is None else
+               check_choice(eta, "eta", {"theorem9", "doubling", "experiments", "r"})
                if isinstance(eta, str) else check_real(eta, "eta", low=0))
+        if (eta == "r") != (variant == "r") and eta is not None:
+            raise ValueError(f"eta='r' (the scripts' restarts) goes with variant='r' and "
+                             f"variant='r' with eta='r' or None, got eta={eta!r}, "
+                             f"variant={variant!r}")
         ell_max = (check_choice(ell_max, "ell_max", {"doubling"}) if isinstance(ell_max, str)
                    else check_real(ell_max, "ell_max", low=0, low_open=True))
-        z_form = check_choice(z_form, "z_form", _Z_FORMS)
+        if variant == "r" and ell_max != 1.0:
+            raise ValueError(f"variant='r' runs the scripts' max_loss = 1, got "
+                             f"ell_max={ell_max!r}")
+        z_form = None if z_form is None else check_choice(z_form, "z_form", _Z_FORMS)
         T = None if T is None else check_int(T, "T", low=1)
         seed = check_seed(seed)
         B_now = _example_budget(spec, len(K_list), None)     # None: needs d
@@ -292,12 +334,17 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
         self.loss, self.B, self.time_budget, self.U = loss, B, time_budget, U
         self.upsilon, self.lam, self.eta, self.ell_max = upsilon, lam, eta, ell_max
         self.z_form, self.T, self.seed = z_form, T, seed
+        self.variant = variant
+        r = variant == "r"
+        self.z_form_ = z_form or ("printed" if r else "theorem8")
+        self.lam_rule_ = lam if lam is not None else ("r" if r else "theorem10")
+        self.eta_rule_ = eta if eta is not None else ("r" if r else "theorem9")
         self._budget_spec = spec
         self._B = None
         self._core_setup(None, self.seed, self.loss == "hinge")
         ell_mode = _ELL_DOUBLING if self.ell_max == "doubling" else _ELL_FIXED
         self._bat_setup(self.kernels_, _LOSSES[self.loss], ell_mode,
-                        1.0 if ell_mode == _ELL_DOUBLING else self.ell_max)
+                        1.0 if ell_mode == _ELL_DOUBLING else self.ell_max, r)
         if B_now is not None:
             self._apply_budget(B_now)
             if self.T is not None:
@@ -314,36 +361,54 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
 
     def _apply_budget(self, B):
         self._B = B
-        self._bat_set_capacity(B // 2, self._radius(B))
+        # the scripts' guard k_i < B/2 keeps ceil(B/2) examples
+        self._bat_set_capacity((B + 1) // 2 if self.variant == "r" else B // 2,
+                               self._radius(B))
 
     def _radius(self, B):
-        return math.sqrt(B) if self.U is None else self.U
+        if self.U is not None:
+            return self.U
+        return B ** (1.0 / 3.0) if self.variant == "r" else math.sqrt(B)
 
     def _settings_for(self, T, B):
         """Every horizon-dependent setting: ``upsilon``, (12), ``lambda_i``, the rate."""
         K = self.K
-        zf = self.z_form
-        ups = batbooks_upsilon(T, K, B, zf) if self.upsilon is None else self.upsilon
+        zf = self.z_form_
+        ups = self.upsilon
+        if ups is None:
+            ups = R_UPSILON[self.loss] if self.variant == "r" else \
+                batbooks_upsilon(T, K, B, zf)
         cond = condition_12(T, K, B, ups, zf)
         D = np.array([k.sup_diag for k in self.kernels_], dtype=float)
         U = self._radius(B)
-        if isinstance(self.lam, str):
-            if self.lam == "theorem10" and not cond:
+        lam_rule = self.lam_rule_
+        if lam_rule == "r":
+            lam_rule = "experiments" if self.loss == "hinge" else "r"
+        if isinstance(lam_rule, str):
+            if lam_rule == "theorem10" and not cond:
                 lam = 1.0 / (np.sqrt(K * D * T) * _LIPSCHITZ)
+            elif lam_rule == "r":
+                # BATBooks-r.R: sqrt((1 + nu) B) / (sqrt(1 - nu) T)
+                lam = math.sqrt((1.0 + ups) * B) / (np.sqrt((1.0 - ups) * D) * T)
             else:
                 lam = (math.sqrt((1.0 + ups) * B)
                        / (np.sqrt(2.0 * (1.0 - ups) * D) * _LIPSCHITZ * T))
-                if self.lam == "experiments":
+                if lam_rule == "experiments":
                     lam = U * lam
         else:
-            lam = np.full(K, self.lam)
+            lam = np.full(K, lam_rule)
         lnK = math.log(K)
-        if isinstance(self.eta, str):
-            if self.eta == "theorem9":
+        eta_rule = self.eta_rule_
+        if eta_rule == "r":
+            # the typed core runs the scripts' rule (m = 4, 16, ...; restarts)
+            mode, eta0, c, cap = _ETA_FIXED, 4.0 * math.sqrt(lnK) / math.sqrt(4.0 * K), \
+                0.0, 0.0
+        elif isinstance(eta_rule, str):
+            if eta_rule == "theorem9":
                 mode = _ETA_FIXED
                 eta0 = min(math.sqrt(2.0 * lnK / (K * T)), 1.0 / K)
                 c, cap = 0.0, 0.0
-            elif self.eta == "doubling":
+            elif eta_rule == "doubling":
                 mode = _ETA_DOUBLING
                 c, cap = math.sqrt(2.0 * lnK / K), 1.0 / K
                 eta0 = min(c, cap)
@@ -352,7 +417,7 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
                 c, cap = 4.0 * math.sqrt(lnK / K), math.inf
                 eta0 = c
         else:
-            mode, eta0, c, cap = _ETA_FIXED, self.eta, 0.0, 0.0
+            mode, eta0, c, cap = _ETA_FIXED, eta_rule, 0.0, 0.0
         return {"upsilon": ups, "z_factor": _z_factor(ups, zf), "condition_12": cond,
                 "lam": np.ascontiguousarray(lam),
                 "eta_mode": mode, "eta": eta0, "eta_c": c, "eta_cap": cap, "C": float(K * B)}
@@ -396,8 +461,11 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
 
     @property
     def capacity_(self):
-        """``floor(B/2)``: the most examples a buffer holds."""
-        return None if self._B is None else self._B // 2
+        """``floor(B/2)`` (``variant="r"``: ``ceil(B/2)``): the most examples a buffer
+        holds."""
+        if self._B is None:
+            return None
+        return (self._B + 1) // 2 if self.variant == "r" else self._B // 2
 
     @property
     def U_(self):
@@ -482,7 +550,7 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
                                  "max_kernel_evaluations", "kernel_rows_total",
                                  "kernel_evaluations_total", "max_buffer_size",
                                  "max_criterion", "C_hat", "ell_max", "norms_sq",
-                                 "cum_estimates")}
+                                 "cum_estimates", "restarts")}
         out["eta_final"] = v["eta"]
         out["next_exploit"] = v["next_exploit"]
         s = self._settings()
