@@ -300,3 +300,42 @@ def test_authors_mistakes_count_a_zero_score_as_plus_one():
     y = np.array([1.0, -1.0, 1.0, -1.0])
     f = np.array([0.0, 0.0, -0.5, 0.5])
     np.testing.assert_array_equal(sel.authors_mistakes(f, y), [False, True, True, True])
+
+
+def test_variant_r_runs_pfmbooks_and_batbooks_as_the_r_scripts(tmp_path):
+    """``variant="r"``: PFMBooks (memory, d > K) and BATBooks (time) rows equal direct
+    runs of ``variant="r"`` -- PFMBooks with B = B0 and, on an Adv- set, g = U_j + 0.1
+    (Adv-PFMBooks-c.R); BATBooks with okl's time budget -- and differ from okl's rows."""
+    B0 = sel.QUICK_B0
+    kernels = [okl.Gaussian(2.0 ** i) for i in range(-4, 5)]
+    checks = []
+    for setting, name, learner in (("memory", "gen-adv-cls-d20", "PFMBooks"),
+                                   ("memory", "gen-reg-d20", "PFMBooks"),
+                                   ("time", "gen-adv-cls-d5", "BATBooks")):
+        run = sel.selection_memory if setting == "memory" else sel.selection_time
+        outs = {v: run(tmp_path / f"{setting}-{name}-{v}", quick=True, seed=SEED,
+                       verbose=False, variant=v, datasets=[name], learners=[learner])
+                for v in ("okl", "r")}
+        out = outs["r"]
+        row = rows_of(out, name)[learner]
+        vals, budgets = [], []
+        for p in range(out["n_permutations"]):
+            X, y, s = stream(name, p, out)
+            T, d = X.shape
+            if learner == "PFMBooks":
+                reg = name.startswith("gen-reg")
+                m = PFMBooks(kernels, loss="absolute" if reg else "hinge", T=T,
+                             upsilon=1 / 3, U_min=None if reg else 5.0, B=B0,
+                             Y=max(1.0, np.abs(y).max()), variant="r", seed=s,
+                             **({} if reg else {"g": "experiments"}))
+            else:
+                m = BATBooks(kernels, T=T, time_budget=B0 * (d + 1), variant="r", seed=s)
+            tr = m.run(X, y)
+            vals.append(np.mean(np.abs(tr.scores - y)) if name.startswith("gen-reg") else
+                        np.mean(sel.authors_mistakes(tr.scores, y)))
+            budgets.append(m.settings_["capacity"] if learner == "PFMBooks" else m.B_)
+        assert row["okl"] == pytest.approx(np.mean(vals), abs=1e-12)
+        assert row["budget"] == max(budgets)
+        checks.append(row["okl"] != rows_of(outs["okl"], name)[learner]["okl"])
+    assert all(checks)
+    assert "PFMBooks variant='r'" in sel.VARIANTS["r"]

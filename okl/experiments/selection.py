@@ -26,9 +26,16 @@ paper; ``variant="r"`` (``--variant r``; files ``selection_{memory,time}_r.*``) 
 authors' R scripts run where they differ (``VARIANTS``, printed in the notes): LKMBooks
 and OMKC_{D,D} ``variant="r"``, BOGD with ``lam = 8/T^2`` and the rescaling clip
 (``table5/BOGD.R``), NORMA as ``table4/NORMA.R`` (``okl.learners.budget.NORMAReplace``:
-``lam = 0.1``, ``B0`` stored updates, the pointer over ``B0 - 1`` slots), and in the
-memory tables the example budget ``B = B0`` for LKMBooks and OMKC as the scripts.  Each
-of these is checked round for round against the adapted R script
+``lam = 0.1``, ``B0`` stored updates, the pointer over ``B0 - 1`` slots), PFMBooks
+``variant="r"`` (``PFMBooks-{c,r}.R``; on the Adv- sets ``g = U_j + 0.1`` as
+``Adv-PFMBooks-c.R``), BATBooks ``variant="r"`` (``BATBooks.R``, ``BATBooks-r.R``:
+their eta with restarts, ``upsilon`` 1/8 or 1/7, ``U = B^{1/3}`` of its own budget ``B``,
+the guard ``B/2``), and in the memory tables the example budget ``B = B0`` for LKMBooks,
+PFMBooks and OMKC as the scripts (PFMBooks' classification guard then takes Table 3's
+``ceil(B0 d / (d + K M))`` as ``PFMBooks-c.R``).  The time tables' budgets stay okl's
+translation of ``B0 (d + 1)`` quanta (the scripts hard-code one per algorithm and data
+set, tuned to running times: BATBooks ``B = 2900`` on mushrooms, ``1300`` for regression).
+Each of these is checked round for round against the adapted R script
 (``tests/fixtures/r/seed004_tables/``).  Both variants count AMR as the scripts do: a
 mistake iff ``y != (+1 if f >= 0 else -1)`` (``authors_mistakes``; ``Trace.mistakes``
 counts ``y f <= 0``, and on magic04's raw features most scores are exactly 0).
@@ -138,9 +145,12 @@ VARIANTS = {
     "r": "the authors' R scripts (JunfLi-TJU/ACML2021-Journal-Track): LKMBooks "
          "variant='r', OMKC variant='r' (B counts update rounds), BOGD lam = 8/T^2 and "
          "the rescaling clip, NORMA with lam = 0.1 and the B - 1 slot pointer "
-         "(NORMAReplace); memory tables: LKMBooks' and OMKC's example budget B = B0 as the "
-         "scripts; PFMBooks, BATBooks, BOKS, ISKA, BOMKR(-V) as okl runs them (BOKS, ISKA "
-         "and BOMKR(-V) already match their R code)",
+         "(NORMAReplace), PFMBooks variant='r' (bisection-normalized p, the scripts' prior, "
+         "scales and steps; Adv- sets: g = U_j + 0.1), BATBooks variant='r' (eta 4 "
+         "sqrt(ln K/(K m)) with restarts, upsilon 1/8 or 1/7, U = B^(1/3), guard B/2); "
+         "memory tables: LKMBooks', PFMBooks' and OMKC's example budget B = B0 as the "
+         "scripts; BOKS, ISKA, BOMKR(-V) as okl runs them (they already match their R "
+         "code)",
 }
 
 
@@ -260,11 +270,14 @@ def _pfm_budget(kernels, d, Q, T):
     return int(PFMBooks(kernels, memory_budget=Q, T=T)._settings(T, d)["B"])
 
 
-def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02, variant="okl"):
+def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02, variant="okl",
+                 adversarial=False, y_max=1.0):
     """The learner ``name`` of the ``setting`` ("memory" or "time") comparison on the
     stream ``X`` (its ``T x d``), or ``None`` when the paper does not run it there
-    (``delta``: BOKS's smoothing; ``variant``: "okl" or "r", see ``VARIANTS``).
-    ``NOT_IMPLEMENTED`` learners raise ``ValueError``."""
+    (``delta``: BOKS's smoothing; ``variant``: "okl" or "r", see ``VARIANTS``;
+    ``adversarial``: an Adv- set, whose R script of PFMBooks scales by ``U_j + 0.1``;
+    ``y_max``: ``max |y_t|``, the label bound PFMBooks checks in the R variant, whose
+    scripts bound nothing).  ``NOT_IMPLEMENTED`` learners raise ``ValueError``."""
     from okl.learners.batbooks import BATBooks
     from okl.learners.bomkr import BOMKR, BOMKRV
     from okl.learners.iska import ISKA
@@ -279,7 +292,8 @@ def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02, variant=
     budget = {"memory_budget": Q} if setting == "memory" else {"time_budget": Q}
     step = 5.0 / math.sqrt(T)
     r = variant == "r"
-    # the authors' Table 4-5 scripts give LKMBooks and OMKC_{D,D} the example budget B = 200
+    # the authors' Table 4-5 scripts give LKMBooks, PFMBooks and OMKC_{D,D} the example
+    # budget B = 200
     r_budget = {"B": B0} if r and setting == "memory" else budget
     if name == "LKMBooks":
         lam = None if task == "regression" else step
@@ -289,6 +303,13 @@ def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02, variant=
         if setting != "memory" or K >= d:
             return None
         U_min = None
+        if r:
+            # PFMBooks-c.R / -r.R (B = B0, U_min = 5 or sqrt(B/T)); Adv-PFMBooks-c.R: g + 0.1
+            extra = {"g": "experiments"} if adversarial and task == "classification" else {}
+            if task == "classification":
+                U_min = min(5.0, math.sqrt(B0))
+            return PFMBooks(kernels, loss=loss, T=T, upsilon=1.0 / 3.0, U_min=U_min,
+                            Y=max(1.0, float(y_max)), variant="r", seed=seed, B=B0, **extra)
         if task == "classification":
             U_min = min(5.0, math.sqrt(_pfm_budget(kernels, d, Q, T)))
         return PFMBooks(kernels, loss=loss, T=T, upsilon=1.0 / 3.0, U_min=U_min, seed=seed,
@@ -296,6 +317,9 @@ def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02, variant=
     if name == "BATBooks":
         if setting != "time":
             return None
+        if r:
+            # BATBooks.R / BATBooks-r.R: their eta rule, upsilon, U = B^(1/3), steps, guard
+            return BATBooks(kernels, loss=loss, T=T, time_budget=Q, variant="r", seed=seed)
         return BATBooks(kernels, loss=loss, T=T, time_budget=Q, U=B0 ** (1.0 / 3.0),
                         eta="experiments",
                         lam="experiments" if task == "classification" else "theorem10",
@@ -329,10 +353,15 @@ def selection_run(X, y, *, name, setting, task, B0, seed, index, permutation, n_
         learner = _baseline(Gaussian(sigma), task, B0, Xp.shape[0], learner_seed, variant)
     else:
         extra = {} if delta is None else {"delta": delta}
+        if variant == "r":
+            extra.update(adversarial=adversarial is not None,
+                         y_max=float(np.max(np.abs(yp))) if yp.size else 1.0)
         learner = make_learner(name, setting, task, paper_kernels(), Xp, B0, learner_seed,
                                variant=variant, **extra)
     tr = learner.run(Xp, yp)
     budget = B0 if sigma is not None else int(learner.B_)
+    if sigma is None and name == "PFMBooks" and variant == "r":
+        budget = int(learner.settings_["capacity"])     # the scripts' guard on |S|
     row = {"value": _metric(tr, yp, task), "max_budget": budget,
            "final_budget": int(tr.final_budget)}
     if timing:
