@@ -298,3 +298,22 @@ def test_bad_input_changes_nothing():
     assert m.n_rounds == 20
     with pytest.raises(ValueError, match="T"):
         OKS(KERNELS).learn_one(X[0], 1.0)                # streaming needs the horizon
+
+
+def test_weights_work_reference_is_the_weights_step():
+    """``_oks.weights_work_reference`` (the benchmark's round-work reference) against the
+    same exponential-weights step written in numpy with the same uniforms."""
+    from okl.learners._oks import weights_work_reference
+    K, T, eta, delta = 5, 300, 0.3, 0.2
+    err = (np.random.default_rng(1).random(T) < 0.4).astype(float)
+    rng = np.random.default_rng(7)
+    L, w, q, I, total = np.zeros(K), np.ones(K), np.full(K, 1.0 / K), 0, 0.0
+    for t in range(T):
+        L[I] += err[t] / q[I]
+        w[I] = np.exp(-eta * L[I])
+        q = w * ((1 - delta) / w.sum()) + delta / K
+        I = min(int(np.searchsorted(np.cumsum(q), rng.random(), side="right")), K - 1)
+        total += q[I]
+    assert weights_work_reference(K, T, eta, delta, err, 7) == pytest.approx(total, rel=1e-12)
+    with pytest.raises(ValueError, match="T entries"):
+        weights_work_reference(K, T, eta, delta, err[:10])

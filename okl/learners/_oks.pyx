@@ -15,6 +15,8 @@ importance-weighted losses.  See ``okl/learners/oks.py`` for the algorithm.
 
 from libc.math cimport exp, fabs
 from libc.stdlib cimport malloc, calloc, free
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from numpy.random cimport bitgen_t
 
 from okl._core cimport Learner, Row
 from okl._losses cimport loss_value
@@ -281,3 +283,53 @@ cdef class OKSCore(Learner):
             self.n_selected[i] = state["n_selected"][i]
             self.n_updates[i] = state["n_updates"][i]
             self.err_sum[i] = state["err_sum"][i]
+
+
+def weights_work_reference(int K, long long T, double eta, double delta, errors, seed=0):
+    """The exponential weights of an OKS / BOKS run and nothing else, as a plain typed
+    loop: for each of ``T`` rounds, ``L_I += err / q_I`` (``errors``: one loss a round,
+    ``I`` the kernel drawn), one exponential, the sum of the ``K`` weights, ``q = (1 -
+    delta) w / z + delta / K`` and the draw ``I ~ q`` (a uniform of numpy's bit generator,
+    inverse CDF).  This is what a round requires beyond its kernel row and the dot product;
+    ``benchmarks/ratios_seed004.py`` times a run against its kernel rows plus this.
+    Returns a checksum."""
+    if K < 1 or T < 0:
+        raise ValueError("K must be >= 1 and T >= 0")
+    err_a = np.ascontiguousarray(errors, dtype=np.float64)
+    if err_a.shape[0] < T:
+        raise ValueError("errors must have T entries")
+    cdef const double[::1] err = err_a
+    rng = np.random.default_rng(seed)
+    cdef bitgen_t* bg = <bitgen_t*> PyCapsule_GetPointer(rng.bit_generator.capsule,
+                                                         "BitGenerator")
+    Lw = np.zeros(K)
+    ww = np.ones(K)
+    qw = np.full(K, 1.0 / K)
+    cdef double[::1] L = Lw
+    cdef double[::1] w = ww
+    cdef double[::1] q = qw
+    cdef double z, u, acc, c1, c0 = delta / K, total = 0.0
+    cdef int i, I = 0, last
+    cdef long long t
+    with nogil:
+        for t in range(T):
+            L[I] += err[t] / q[I]
+            w[I] = exp(-eta * L[I])
+            z = 0.0
+            for i in range(K):
+                z += w[i]
+            c1 = (1.0 - delta) / z
+            for i in range(K):
+                q[i] = w[i] * c1 + c0
+            u = bg.next_double(bg.state)         # I ~ q as OKSCore._draw
+            acc = 0.0
+            last = 0
+            for i in range(K):
+                if q[i] > 0.0:
+                    acc += q[i]
+                    last = i
+                    if u < acc:
+                        break
+            I = i if u < acc else last
+            total += q[I]
+    return total
