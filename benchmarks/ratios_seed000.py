@@ -35,8 +35,8 @@ calls (``ratios.best_of``).
    run's rows plus ``okl.learners._skegd.dense_work_reference``: the same dense linear
    algebra on matrices of the run's sizes (its Gram matrix, ``|SV|`` at each refresh, its
    margin errors after the switch), by the learner's own typed routines (sketch products
-   and updates, ``dgesdd``, ``dpstrf``, ``dsytrd`` + ``dstemr`` + ``dormtr``, and per
-   round ``dgemv``/``ddot``/``daxpy``) and nothing else.  Aim: run / (rows + that) <= 1.5,
+   and updates, ``dgesdd``, ``dpstrf``, ``dsytrd`` + ``dsterf`` + ``dstein`` + ``dormtr``,
+   and per round ``dgemv``/``ddot``/``daxpy``) and nothing else.  Aim: run / (rows + that) <= 1.5,
    i.e. okl adds at most half of the work the algorithm requires.  This stream is
    magic04-like: d = 10 and T = 2 x 10^4 (magic04: 19,020), B = 400 as seed 000's Table 2.
 

@@ -390,17 +390,22 @@ def test_bad_input_leaves_the_switched_learner_unchanged():
     assert pickle.dumps(learner) == before
 
 
-@pytest.mark.parametrize("evr", [False, True])
-@pytest.mark.parametrize("n,k,rank", [(30, 5, 30), (40, 40, 40), (25, 8, 6), (1, 1, 1)])
-def test_top_eigenpairs_match_numpy(evr, n, k, rank):
-    """The refreshes' top-``k`` eigensolver (``dsytrd`` + ``dstemr`` + ``dormtr``) and its
+@pytest.mark.parametrize("method", [0, 1, 2])
+@pytest.mark.parametrize("n,k,rank", [(30, 5, 30), (40, 40, 40), (25, 8, 6), (1, 1, 1),
+                                      (20, 6, -1), (300, 40, 300)])
+def test_top_eigenpairs_match_numpy(method, n, k, rank):
+    """The refreshes' top-``k`` eigensolver (``dsytrd``, then ``dsterf`` + ``dstein``, or
+    ``dstemr`` when the tridiagonal splits, then ``dormtr``), its ``dstemr`` path and its
     ``dsyevr`` fallback against ``numpy.linalg.eigh``: the same eigenvalues, the same
-    rank-``k`` part ``U_k diag(w_k) U_k^T``, including rank-deficient PSD matrices."""
+    rank-``k`` part ``U_k diag(w_k) U_k^T``, including rank-deficient PSD matrices and one
+    whose tridiagonal splits (``rank = -1``: two decoupled blocks)."""
     from okl.learners._skegd import _top_eigenpairs
-    rng = np.random.default_rng(n + k + rank)
-    A = rng.standard_normal((n, rank))
+    rng = np.random.default_rng(n + k + abs(rank))
+    A = rng.standard_normal((n, abs(rank)))
     S = A @ A.T + np.diag(np.arange(n) * 1e-3)
-    w, Z = _top_eigenpairs(S, k, evr)
+    if rank < 0:
+        S[: n // 2, n // 2:] = S[n // 2:, : n // 2] = 0.0
+    w, Z = _top_eigenpairs(S, k, method)
     ew, eV = np.linalg.eigh(S)
     np.testing.assert_allclose(w, ew[n - k:], rtol=1e-12, atol=1e-12 * ew[-1])
     np.testing.assert_allclose(Z.T @ Z, np.eye(k), atol=1e-12)

@@ -158,10 +158,11 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
     ``s_p``-wide vectors.  ``Qx`` needs only a square root of ``S`` (``R R^T = U_S Sigma_S
     U_S^T``): the untruncated map takes a pivoted Cholesky factor (LAPACK ``dpstrf``; the
     R code's full ``svd(S)`` costs two orders of magnitude more at ``s_p = 300``), the
-    truncated ones the ``k`` top eigenpairs (``dsytrd``, then MRRR ``dstemr`` for those ``k``
-    only and ``dormtr``: about 6 times cheaper than the SVD at ``s_p = 300``, ``k = 40``,
-    and twice cheaper than ``dsyevr``, which runs bisection and inverse iteration for a
-    subset; ``dsyevr`` is the fallback should ``dstemr`` decline); ``ginv(M)`` and ``Qx``'s
+    truncated ones the ``k`` top eigenpairs (``dsytrd``; all eigenvalues of the tridiagonal by
+    ``dsterf`` and the ``k`` vectors by inverse iteration ``dstein``, or MRRR ``dstemr`` for
+    those ``k`` if it splits; ``dormtr``: 3.5 ms at ``s_p = 300``, ``k = 40``, against 6 ms
+    for ``dsyevr``, whose subset path spends half its time in bisection, and 14 ms for the
+    SVD; ``dsyevr`` is the fallback should the others fail); ``ginv(M)`` and ``Qx``'s
     SVD are ``dgesdd`` as R's ``svd``.  All at the switch and the refreshes only.
 
     ``Trace.budget`` is ``|SV|`` (``B``, then one more per sketch update);
