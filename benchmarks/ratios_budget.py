@@ -162,7 +162,8 @@ def numpy_ahpatron(X, y, gamma, B, U, lam, eps, eta):
         if n >= B:  # halving: lines 9-12
             a = alpha * scale
             scale = 1.0
-            order = np.argsort(np.abs(a), kind="stable")
+            # okl's default split="newest": smallest |alpha| removed, among equal the newer
+            order = np.lexsort((-np.arange(len(a)), np.abs(a)))
             drop, keep = np.sort(order[:m]), np.sort(order[m:])
             K2 = K[np.ix_(keep, keep)]
             theta = np.linalg.solve(K2 + reg, K[np.ix_(keep, drop)] @ a[drop])
