@@ -33,8 +33,8 @@ calls (``ratios.best_of``).
    300`` these factorizations cost about three times the run's 1.4 million kernel values,
    so run / rows cannot approach 1.5.  The line "SkeGD round work" therefore times the
    run's rows plus ``okl.learners._skegd.dense_work_reference``: the same dense linear
-   algebra on matrices of the run's sizes (its Gram matrix, ``|SV|`` at each refresh, its
-   margin errors after the switch), by the learner's own typed routines (sketch products
+   algebra on the run's matrices (its Gram matrix and count sketch, ``|SV|`` at each refresh,
+   its margin errors after the switch), by the learner's own typed routines (sketch products
    and updates, ``dgesdd``, ``dpstrf``, ``dsytrd`` + ``dsterf`` + ``dstein`` + ``dormtr``,
    and per round ``dgemv``/``ddot``/``daxpy``) and nothing else.  Aim: run / (rows + that) <= 1.5,
    i.e. okl adds at most half of the work the algorithm requires.  This stream is
@@ -331,8 +331,9 @@ def _rows_stream(X, lengths, extra, vectors):
 
 
 def _dense_work(learner, tr, y):
-    """A call of ``_skegd.dense_work_reference`` with the run's sizes: its Gram matrix
-    ``K_B``, ``|SV|`` at each refresh and the margin errors after the switch."""
+    """A call of ``_skegd.dense_work_reference`` on the run's matrices: its Gram matrix
+    ``K_B`` and count sketch, ``|SV|`` at each refresh, the margin errors after the
+    switch."""
     e = tr.extras
     sp_, sm, kk = learner.sizes_
     if not e["switched"]:
@@ -342,8 +343,9 @@ def _dense_work(learner, tr, y):
     sw = e["switch_round"]
     margins = (y * tr.scores < 1.0)[sw:]
     sizes = [int(tr.budget[t - 2]) for t in e["refresh_rounds"]]
-    return lambda: dense_work_reference(K, sp_, sm, kk, learner.cs_d,
-                                        learner.truncate_initial, sizes, margins)
+    sketch = learner._skegd_state()["sa"]
+    return lambda: dense_work_reference(K, sketch, sp_, sm, kk, learner.truncate_initial,
+                                        sizes, margins)
 
 
 def overhead(name, X, y, make, k, min_time, lengths_of, dense_of=None):

@@ -822,23 +822,31 @@ def _top_eigenpairs(A, int k, int method=0):
     return w[:k], Z[:, :k]
 
 
-def dense_work_reference(K, int s_p, int s_m, int k, int cs_d, bint trunc_init,
+def dense_work_reference(K, sketch, int s_p, int s_m, int k, bint trunc_init,
                          refresh_sizes, margins_after):
     """The dense linear algebra of a SkeGD run beyond its kernel rows, by the learner's own
-    typed routines on matrices of the run's sizes, and nothing else: at the switch the
-    sketch products ``C = K S_p``, ``S = S_p^T C``, ``M = S_p^T K[:, :s_m]``, one sketch
-    update and the map (``ginv(M)`` by ``dgesdd``, the square root of ``S``, ``Qx`` and its
+    typed routines on the run's matrices, and nothing else: at the switch the sketch
+    products ``C = K S_p``, ``S = S_p^T C``, ``M = S_p^T K[:, :s_m]``, one sketch update and
+    the map (``ginv(M)`` by ``dgesdd``, the square root of ``S``, ``Qx`` and its
     ``dgesdd``); at each refresh (``refresh_sizes``: ``|SV|`` then) the sketch vector
     ``psi^T S_p``, the rank-2 update of ``S`` and ``M`` and the map with the top ``k``
     eigenpairs; every round after the switch ``phi = F^T k_L(x)`` (``dgemv``) and
     ``w . phi`` (``ddot``), and where ``margins_after`` is set ``w += a phi`` (``daxpy``).
-    ``K`` is the run's ``B x B`` Gram matrix (its kernel values are not counted here);
-    the count sketch has fixed columns.  ``benchmarks/ratios_seed000.py`` times a run
-    against the run's kernel rows plus this.  Returns a checksum."""
+    ``K`` is the run's ``B x B`` Gram matrix (its kernel values are not counted here) and
+    ``sketch`` its count sketch ``(rows, columns, values)`` as ``SkeGD._skegd_state()["sa"]``
+    (so ``S`` and ``M`` are the run's: LAPACK's time depends on their spectra); the rows
+    ``psi`` of the updates are columns of ``K``.  ``benchmarks/ratios_seed000.py`` times a
+    run against the run's kernel rows plus this.  Returns a checksum."""
     Kc = np.asfortranarray(K, dtype=np.float64)
     cdef int B = Kc.shape[0], i, j, e, l, c, n, t, nref, q
     if Kc.shape != (B, B) or s_m > B or B < 1:
         raise ValueError("K must be B x B with B >= s_m")
+    n_rows, cols_a, vals_a = sketch
+    cols_a = np.ascontiguousarray(cols_a, dtype=np.intc)
+    vals_a = np.ascontiguousarray(vals_a, dtype=np.float64)
+    cdef int cs_d = cols_a.shape[0] // n_rows if n_rows > 0 else 0
+    if n_rows < B or cs_d < 1 or cols_a.shape[0] != n_rows * cs_d or vals_a.shape != cols_a.shape:
+        raise ValueError("sketch must have at least B rows of columns and values")
     sizes = np.ascontiguousarray(refresh_sizes, dtype=np.intc)
     cdef const unsigned char[::1] marg = np.ascontiguousarray(margins_after, dtype=np.uint8)
     cdef int[::1] sz = sizes
@@ -848,12 +856,12 @@ def dense_work_reference(K, int s_p, int s_m, int k, int cs_d, bint trunc_init,
     core._skegd_setup(B, s_p, s_m, k, cs_d, 1, trunc_init)
     if core._reserve_rows(nmax) != 0:
         raise MemoryError("cannot allocate the count sketch")
-    for l in range(nmax):                          # fixed columns, signs +-1/sqrt(cs_d)
+    for l in range(nmax):                          # the run's rows, repeated if need be
         for e in range(cs_d):
-            core.sa_col[l * cs_d + e] = (l * 7919 + e * (s_p // cs_d if s_p >= cs_d else 1)) % s_p
-            core.sa_val[l * cs_d + e] = (1.0 if (l + e) % 2 == 0 else -1.0) / sqrt(<double> cs_d)
+            core.sa_col[l * cs_d + e] = cols_a[(l % n_rows) * cs_d + e]
+            core.sa_val[l * cs_d + e] = vals_a[(l % n_rows) * cs_d + e]
     core.sa_n = B
-    psi_a = np.ascontiguousarray(Kc[:, 0].copy().tolist() + [0.5] * (nmax - B))
+    psi_a = np.ascontiguousarray(np.resize(Kc[:, 0], nmax))
     kb_a = np.ascontiguousarray(Kc[:s_m, 1])
     Cm = np.zeros((B, s_p), order="F")
     cdef double[::1, :] Kv = Kc
@@ -866,12 +874,15 @@ def dense_work_reference(K, int s_p, int s_m, int k, int cs_d, bint trunc_init,
         for l in range(B):                         # C = K S_p, S = S_p^T C, M = S_p^T K[:, r]
             for e in range(cs_d):
                 c = core.sa_col[l * cs_d + e]
-                daxpy(&B, &core.sa_val[l * cs_d + e], &Kv[0, l], &INC1, &Cv[0, c], &INC1)
+                if c >= 0:
+                    daxpy(&B, &core.sa_val[l * cs_d + e], &Kv[0, l], &INC1, &Cv[0, c], &INC1)
         memset(core.Smat, 0, <size_t> s_p * s_p * sizeof(double))
         memset(core.Mmat, 0, <size_t> s_p * s_m * sizeof(double))
         for l in range(B):
             for e in range(cs_d):
                 c = core.sa_col[l * cs_d + e]
+                if c < 0:
+                    continue
                 daxpy(&s_p, &core.sa_val[l * cs_d + e], &Cv[l, 0], &B, core.Smat + c, &s_p)
                 for j in range(s_m):
                     core.Mmat[c + j * s_p] = (core.Mmat[c + j * s_p]
