@@ -309,9 +309,10 @@ def test_weights_work_reference_is_the_weights_step():
     rng = np.random.default_rng(7)
     L, w, q, I, total = np.zeros(K), np.ones(K), np.full(K, 1.0 / K), 0, 0.0
     for t in range(T):
-        L[I] += err[t] / q[I]
-        w[I] = np.exp(-eta * L[I])
-        q = w * ((1 - delta) / w.sum()) + delta / K
+        if err[t] or t == 0:                   # a zero loss moves nothing but the draw
+            L[I] += err[t] / q[I]
+            w[I] = np.exp(-eta * L[I])
+            q = w * ((1 - delta) / w.sum()) + delta / K
         I = min(int(np.searchsorted(np.cumsum(q), rng.random(), side="right")), K - 1)
         total += q[I]
     assert weights_work_reference(K, T, eta, delta, err, 7) == pytest.approx(total, rel=1e-12)

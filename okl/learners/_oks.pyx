@@ -68,6 +68,7 @@ cdef class OKSCore(Learner):
     cdef int max_total
     cdef int n_total                # entries over the K sets
     cdef bint allocated
+    cdef bint q_from_w              # q is (1 - delta) w / z + delta / K of the current w
 
     def __cinit__(self, *args, **kwargs):
         self.K = 0
@@ -75,6 +76,7 @@ cdef class OKSCore(Learner):
         self.shift = 0.0
         self.n_selected = self.n_updates = NULL
         self.allocated = False
+        self.q_from_w = False
         self.sets = None
         self.T = 0
         self.B = -1
@@ -117,6 +119,7 @@ cdef class OKSCore(Learner):
             self.q[i] = 1.0 / K
             self.w[i] = 1.0
         self.shift = 0.0
+        self.q_from_w = False        # q_1 = 1/K exactly, not the formula's rounding
         self.I_next = 0
         self.last_q = 1.0 / K
         self.n_blocked = self.n_errors = 0
@@ -133,6 +136,8 @@ cdef class OKSCore(Learner):
 
     def _oks_set_horizon(self, long long T, double eta, double lam):
         self.T = T
+        if eta != self.eta:
+            self.q_from_w = False    # w_I is recomputed with the new eta at the next step
         self.eta = eta
         self.lam = lam
 
@@ -200,6 +205,12 @@ cdef class OKSCore(Learner):
                 self.n_blocked += 1
         self.err_sum[I] += err
         self.n_errors += <long long> (err if self.task == TASK_CLASSIFY else 0.0)
+        if err == 0.0 and self.q_from_w:
+            # L_I does not move, so neither do w_I = exp(-eta (L_I - shift)), z and q: the
+            # step below would recompute this round's q bit for bit (most rounds of a
+            # classifier: no mistake).  Only the draw remains.
+            self.I_next = self._draw()
+            return
         self.Lcum[I] += err / qI
         # q_{t+1} = (1 - delta) exp(-eta L) / sum exp(-eta L) + delta / K; only L_I moved,
         # so one exponential (all K again only when every weight would underflow)
@@ -221,6 +232,7 @@ cdef class OKSCore(Learner):
         c0 = self.delta / self.K
         for i in range(self.K):
             self.q[i] = self.w[i] * c1 + c0
+        self.q_from_w = True
         self.I_next = self._draw()
 
     # -- inspection and pickling ------------------------------------------------------
@@ -259,6 +271,7 @@ cdef class OKSCore(Learner):
         v["I_next"] = int(self.I_next)
         v["sets"] = self.sets
         v["allocated"] = bool(self.allocated)
+        v["q_from_w"] = bool(self.q_from_w)
         return v
 
     def _oks_restore(self, state):
@@ -276,6 +289,7 @@ cdef class OKSCore(Learner):
         self.max_total = state["max_size"]
         self.n_total = int(np.sum(state["sizes"]))
         self.shift = state["shift"]
+        self.q_from_w = state.get("q_from_w", False)
         for i in range(self.K):
             self.w[i] = state["w"][i]
             self.Lcum[i] = state["L"][i]
@@ -287,10 +301,10 @@ cdef class OKSCore(Learner):
 
 def weights_work_reference(int K, long long T, double eta, double delta, errors, seed=0):
     """The exponential weights of an OKS / BOKS run and nothing else, as a plain typed
-    loop: for each of ``T`` rounds, ``L_I += err / q_I`` (``errors``: one loss a round,
-    ``I`` the kernel drawn), one exponential, the sum of the ``K`` weights, ``q = (1 -
-    delta) w / z + delta / K`` and the draw ``I ~ q`` (a uniform of numpy's bit generator,
-    inverse CDF).  This is what a round requires beyond its kernel row and the dot product;
+    loop: for each of ``T`` rounds with a loss, ``L_I += err / q_I`` (``errors``: one loss
+    a round, ``I`` the kernel drawn), one exponential, the sum of the ``K`` weights, ``q =
+    (1 - delta) w / z + delta / K``, and for every round the draw ``I ~ q`` (a uniform of
+    numpy's bit generator, inverse CDF).  This is what a round requires beyond its kernel row and the dot product;
     ``benchmarks/ratios_seed004.py`` times a run against its kernel rows plus this.
     Returns a checksum."""
     if K < 1 or T < 0:
@@ -313,14 +327,15 @@ def weights_work_reference(int K, long long T, double eta, double delta, errors,
     cdef long long t
     with nogil:
         for t in range(T):
-            L[I] += err[t] / q[I]
-            w[I] = exp(-eta * L[I])
-            z = 0.0
-            for i in range(K):
-                z += w[i]
-            c1 = (1.0 - delta) / z
-            for i in range(K):
-                q[i] = w[i] * c1 + c0
+            if err[t] != 0.0 or t == 0:          # a zero loss moves nothing but the draw
+                L[I] += err[t] / q[I]
+                w[I] = exp(-eta * L[I])
+                z = 0.0
+                for i in range(K):
+                    z += w[i]
+                c1 = (1.0 - delta) / z
+                for i in range(K):
+                    q[i] = w[i] * c1 + c0
             u = bg.next_double(bg.state)         # I ~ q as OKSCore._draw
             acc = 0.0
             last = 0
