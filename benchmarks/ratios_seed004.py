@@ -35,19 +35,22 @@ overhead.  Aim: <= 1.5x, the aim of ``ratios.py``.
 
 OKS and BOKS are held against their *round work* instead (both ratios are printed): a
 round of the algorithm does, besides its kernel row and the prediction's dot product,
-the exponential-weights step over the ``K`` kernels -- ``L_I += e_t / q_I``, one
-exponential, the sum of the ``K`` weights, the ``K`` probabilities ``q = (1 - delta) w / z
-+ delta / K`` and the draw ``I_{t+1} ~ q`` (one uniform, an inverse CDF whose branch is
-unpredictable): about 50 ns a round here, against about 80 ns for BOKS' kernel row at
-``B = 200`` (9 sets of about 22 entries: 22 distances in d = 10 and 22 exponentials).  So at
-that budget run / rows cannot reach 1.5 (it is about 1.7), while at ``B = 2000`` (rows of
-~160) it does.  The line "run vs its round work" times the rows plus
-``okl.learners._oks.weights_work_reference`` (that step as a plain typed loop, with the
-run's losses, ``eta`` and ``delta``); the aim counted for OKS / BOKS is run / that.
-Tried and measured slower (so not taken): a branch-free draw (the count of partial sums
-``<= u``: a 9-add dependency chain without early exit, +8%) and the ``q`` loop fused into
-the draw (no change).  Each time is the best of ``--repeat``
-interleaved calls (``ratios.best_of``).  The replay that gives the masks also checks that
+the draw ``I_{t+1} ~ q`` (one uniform, an inverse CDF whose branch is unpredictable) and,
+when its loss is not zero, the exponential-weights step over the ``K`` kernels --
+``L_I += e_t / q_I``, one exponential, the sum of the ``K`` weights, the ``K``
+probabilities ``q = (1 - delta) w / z + delta / K`` (a zero loss leaves ``q`` as it is, bit
+for bit, and okl skips the step: most rounds of a classifier).  That is about 50 ns a
+round with the step (every round of the absolute loss) and 25 ns without it, against about
+80-100 ns for BOKS' kernel row at ``B = 200`` (9 sets of about 22 entries: 22 distances in
+d = 10 and 22 exponentials).  So at that budget run / rows is near or above 1.5 with the
+absolute loss, while at ``B = 2000`` (rows of ~160) it is near 1.  The line "run vs its
+round work" times the rows plus ``okl.learners._oks.weights_work_reference`` (the draws and
+steps as a plain typed loop, with the run's losses, ``eta`` and ``delta``); the aim counted
+for OKS / BOKS is run / that.  Tried and measured slower (so not taken): a branch-free
+draw (the count of partial sums ``<= u``: a 9-add dependency chain without early exit,
++8%) and the ``q`` loop fused into the draw (no change).
+
+Each time is the best of ``--repeat`` interleaved calls (``ratios.best_of``).  The replay that gives the masks also checks that
 it reproduces the timed run (scores); a mismatch exits 1.  No time is asserted.
 """
 from __future__ import annotations
