@@ -483,3 +483,111 @@ def test_regression_labels_are_real():
         FOGD(D=5, loss="hinge", seed=0).run(X, y)
     with pytest.raises(ValueError, match="before transform"):
         FOGD(D=5).transform(X)
+
+
+# -- NOGD, stage1="every": the POMDR authors' NOGD.R -----------------------------------
+
+def nogd_r_oracle(kernel, X, y, B, k, eta):
+    """NOGD.R's loop (JunfLi-TJU/OKL-Hinge, the POMDR version) in numpy: every stage-1
+    example joins S with eta y_t, no loss test; then hinge OGD on z(x) = D^-1/2 V^T k_S(x).
+    Two documented departures of okl are taken over (okl.NOGD's Notes): the map is used
+    from the round after the B-th addition (NOGD.R re-runs that example through stage 2)
+    and w = alpha pinv(M) (NOGD.R's solve(D * V) scales the wrong axis).  Mistakes are
+    counted as NOGD.R does: round 1 always, then sign(f) with f = 0 read as +1."""
+    Xd = dense(X)
+    S, svpara = [], []
+    Vr = Dr = w = None
+    out = dict(scores=[], budget=[], switch_round=None, errors=0)
+    for t, (x, yt) in enumerate(zip(Xd, y), start=1):
+        if t == 1:
+            f = 0.0
+            out["errors"] += 1                           # error <- 1
+        else:
+            kt = np.exp(-((np.array(S) - x) ** 2).sum(axis=1) / (2 * kernel.sigma ** 2))
+            f = float(np.dot(svpara, kt)) if Vr is None else float(w @ (Dr * (Vr.T @ kt)))
+            out["errors"] += int((-1.0 if f < 0 else 1.0) != yt)
+        out["scores"].append(f)
+        if Vr is None:                                   # k < B: add, no loss test
+            S.append(x)
+            svpara.append(eta * yt)
+            if len(S) == B:
+                Sa = np.array(S)
+                sq = ((Sa[:, None, :] - Sa[None, :, :]) ** 2).sum(axis=2)
+                lam, V = np.linalg.svd(np.exp(-sq / (2 * kernel.sigma ** 2)))[1:]
+                Dr, Vr = lam[:k] ** -0.5, V[:k].T        # svd of a PSD matrix: descending
+                w = np.asarray(svpara) @ np.linalg.pinv(Dr[:, None] * Vr.T)
+                out["switch_round"] = t
+        elif yt * f < 1:                                 # stage 2: hinge OGD on w
+            w = w + eta * yt * (Dr * (Vr.T @ kt))
+        out["budget"].append(len(S))
+    out["scores"] = np.array(out["scores"])
+    out["budget"] = np.array(out["budget"])
+    out["coef"] = np.asarray(svpara) if Vr is None else Vr @ (Dr * w)
+    return out
+
+
+def separable_stream(T=400, seed=8):
+    """Two well separated clusters: hinge losses stop after a few rounds."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice([-1.0, 1.0], T)
+    X = 0.6 * rng.normal(size=(T, 4))
+    X[:, 0] += 2.0 * y
+    return X, y
+
+
+def test_nogd_every_matches_the_nogd_r_oracle_round_for_round():
+    """stage1="every" is NOGD.R's rule; on an easy separable stream the default rule keeps
+    a handful of vectors and never switches, NOGD.R's always fills B and switches."""
+    X, y = separable_stream()
+    kernel, B, k, eta = okl.Gaussian(3.0), 30, 6, 1.0
+    ref = nogd_r_oracle(kernel, X, y, B=B, k=k, eta=eta)
+    learner = NOGD(kernel, B=B, k=k, eta=eta, stage1="every")
+    tr = learner.run(X, y)
+    np.testing.assert_allclose(tr.scores, ref["scores"], rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(tr.budget, ref["budget"])
+    assert ref["switch_round"] == B and tr.extras["switch_round"] == B
+    assert tr.extras["switched"] is True and tr.extras["rank"] == k
+    assert int(tr.mistakes.sum()) == ref["errors"] > 1
+    assert np.all(ref["scores"][1:] != 0)                # f = 0 only in round 1
+    np.testing.assert_allclose(learner.coefficients, ref["coef"], rtol=0, atol=1e-10)
+    assert len(learner.support_vectors) == B
+    # stage 2 ran hinge updates: every stage-1 round plus at least one after the switch
+    stage2_updates = int(np.sum(y[B:] * ref["scores"][B:] < 1))
+    assert stage2_updates > 0 and tr.extras["n_updates"] == B + stage2_updates
+    # the default rule on the same stream: kernel OGD, far from the budget
+    loss = NOGD(kernel, B=B, k=k, eta=eta).run(X, y)
+    assert loss.extras["switched"] is False and loss.budget.max() <= B // 2
+    assert not np.allclose(loss.scores, tr.scores)
+
+
+def test_nogd_every_before_the_budget_adds_every_example():
+    X, y = separable_stream(T=50, seed=3)
+    learner = NOGD(okl.Gaussian(1.0), B=200, eta=0.3, stage1="every")
+    tr = learner.run(X, y)
+    np.testing.assert_array_equal(tr.budget, np.arange(1, 51))
+    np.testing.assert_array_equal(learner.coefficients, 0.3 * y)
+    np.testing.assert_array_equal(learner.support_vectors, X)
+
+
+@pytest.mark.parametrize("cut", [17, 120])
+def test_nogd_every_pickles_and_resumes(cut):
+    X, y = separable_stream(seed=9)
+    kw = dict(B=30, k=6, eta=0.5, stage1="every")
+    full = NOGD(okl.Gaussian(1.0), **kw).run(X, y)
+    learner = NOGD(okl.Gaussian(1.0), **kw)
+    first = learner.run(X[:cut], y[:cut])
+    clone = pickle.loads(pickle.dumps(learner))
+    assert clone.get_params()["stage1"] == "every"
+    rest = clone.run(X[cut:], y[cut:])
+    np.testing.assert_array_equal(np.r_[first.scores, rest.scores], full.scores)
+    assert rest.extras == full.extras
+    fresh = NOGD(okl.Gaussian(1.0), B=30, k=6, eta=0.5).set_params(stage1="every")
+    np.testing.assert_array_equal(fresh.run(X, y).scores, full.scores)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared", "absolute"])
+def test_nogd_every_is_hinge_only(loss):
+    with pytest.raises(ValueError, match="hinge loss only"):
+        NOGD(okl.Gaussian(1.0), loss=loss, stage1="every")
+    with pytest.raises(ValueError, match="stage1"):
+        NOGD(okl.Gaussian(1.0), stage1="all")

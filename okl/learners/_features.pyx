@@ -246,6 +246,7 @@ cdef class NOGDCore(Learner):
     cdef double eta
     cdef int B, k, r
     cdef bint switched, use_P, lazy
+    cdef bint add_every     # stage 1 adds every example (NOGD.R), not only loss rounds
     cdef long long switch_round
     cdef int win_rounds, win_updates
     cdef double* M
@@ -266,6 +267,7 @@ cdef class NOGDCore(Learner):
         self.switched = False
         self.use_P = False
         self.lazy = False
+        self.add_every = False
         self.r = 0
         self.switch_round = 0
         self.win_rounds = 0
@@ -289,8 +291,12 @@ cdef class NOGDCore(Learner):
         self.z = NULL
         self.evals = NULL
 
-    def _nogd_setup(self, int loss_kind, double eta, int B, int k):
+    def _nogd_setup(self, int loss_kind, double eta, int B, int k, bint add_every=False):
+        """``add_every``: stage 1 adds every example with ``alpha_t = eta y_t`` (the
+        POMDR/Ahpatron authors' ``NOGD.R``; the caller allows it for the hinge loss only),
+        else only rounds with a non-zero loss gradient (``NysGD.m``)."""
         self._free()
+        self.add_every = add_every
         self.loss_kind = loss_kind
         self.eta = eta
         self.B = B
@@ -483,9 +489,12 @@ cdef class NOGDCore(Learner):
         if self.switched:
             self._update_linear(g)
             return
-        if g == 0.0:
+        if self.add_every:
+            a = self.eta * y                     # NOGD.R: every stage-1 example, eta y_t
+        elif g == 0.0:
             return
-        a = -self.eta * g
+        else:
+            a = -self.eta * g
         self.n_updates += 1
         if self.sv.add(x, a, self.t) < 0:
             self.error = 1

@@ -192,6 +192,13 @@ class NOGD(OnlineLearner, NOGDCore):
     eta : float > 0, default 0.5
         Constant step size of both stages (one ``eta`` as in the MATLAB and R code).
     {loss}
+    stage1 : {"loss", "every"}, default "loss"
+        Which examples stage 1 adds to ``S``: ``"loss"``, those of rounds with a non-zero
+        loss gradient (Lu et al.'s ``NysGD.m``, the algorithm of the JMLR paper);
+        ``"every"``, every example with ``alpha_t = eta y_t`` (the POMDR and Ahpatron
+        authors' ``NOGD.R``, whose runs their tables report), so the budget fills in
+        exactly ``B`` rounds and the map is always built.  ``"every"`` is defined for
+        the hinge loss only (``ValueError`` otherwise).
     seed : int, Generator or None
         Unused (deterministic); kept for a uniform API.
 
@@ -199,9 +206,18 @@ class NOGD(OnlineLearner, NOGDCore):
     -----
     Followed, and where the sources differ:
 
-    * Stage 1 is the MATLAB package's (``alpha = [alpha, eta y_t]`` when ``y f < 1``;
-      ``eta (y - f)`` for the square loss); the POMDR authors' ``NOGD.R`` adds every
-      example in stage 1 (its loss test is missing) -- not followed.
+    * Stage 1 is by default the MATLAB package's (``alpha = [alpha, eta y_t]`` when
+      ``y f < 1``; ``eta (y - f)`` for the square loss), the algorithm of the paper that
+      defines NOGD.  The POMDR authors' ``NOGD.R`` (and the Ahpatron authors' copy of
+      the POMDR version) adds every example of stage 1 (no loss test):
+      ``stage1="every"``.  It matters on nearly separable data, where the loss rule
+      may never fill ``B`` and NOGD stays kernel OGD (the LIBSVM mushrooms, seed 000's
+      Table 2: see ``okl.experiments.pomdr``).  The Ahpatron authors' other ``NOGD.R``
+      has the loss test (``fx * y < 1``), as ``NysGD.m``.  Apart from stage 1's rule,
+      ``NOGD.R`` differs from okl only as the next two items say, and in counting the
+      first round a mistake unconditionally (``error <- 1``; okl counts it when
+      ``y_1 f_1 <= 0`` with ``f_1 = 0``, i.e. always, as well).  ``n_updates`` counts
+      every addition under ``"every"``.
     * Switch: the map is built as soon as the ``B``-th vector is added, and every later
       round predicts with ``w^T z(x)``, as the Ahpatron paper describes it ("first
       selects B examples ... then constructs a new representation").  ``NysGD.m``
@@ -234,17 +250,23 @@ class NOGD(OnlineLearner, NOGDCore):
     do not depend on the eigenvectors' signs.
     """
 
-    _param_names = ("kernel", "B", "k", "eta", "loss", "seed")
+    _param_names = ("kernel", "B", "k", "eta", "loss", "stage1", "seed")
 
-    def __init__(self, kernel=None, *, B=400, k=None, eta=0.5, loss="hinge", seed=None):
+    def __init__(self, kernel=None, *, B=400, k=None, eta=0.5, loss="hinge", stage1="loss",
+                 seed=None):
         self.kernel = check_kernel(kernel)
         self.B = check_int(B, "B", low=1, high=2 ** 15)
         self.k = None if k is None else check_int(k, "k", low=1, high=self.B)
         self.eta = _check_eta(eta)
         self.loss = check_choice(loss, "loss", _LOSSES)
+        self.stage1 = check_choice(stage1, "stage1", ("loss", "every"))
+        if self.stage1 == "every" and self.loss != "hinge":
+            raise ValueError(f"NOGD's stage1='every' (NOGD.R's rule, alpha_t = eta y_t) is "
+                             f"defined for the hinge loss only, got loss={self.loss!r}")
         self.seed = check_seed(seed)
         self._core_setup(self.kernel, self.seed, self.loss in CLASSIFICATION_LOSSES)
-        self._nogd_setup(_LOSSES[self.loss], self.eta, self.B, self.k_)
+        self._nogd_setup(_LOSSES[self.loss], self.eta, self.B, self.k_,
+                         self.stage1 == "every")
 
     _blas_in_round_loop = True   # dgemv with an r x B map every round after the switch
 
