@@ -92,6 +92,7 @@ text's ``r = 190`` Taylor features at ``M = 2`` is ``C(20, 2)``, i.e. ``d = 18``
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import time
@@ -240,73 +241,221 @@ def greedy_adversary(learner, n, d, rng, *, lam=LAM, sigma=SIGMA, n_starts=N_STA
     return X, y, preds, regret
 
 
+def adversarial_run(X, y, *, name, index, seed, n, d, n_starts, n_candidates, timing=True):
+    """One learner's whole adversarial game (a run of :mod:`okl.experiments.runner`;
+    ``X``, ``y`` are the empty placeholders of the generated dataset): ``n`` greedy
+    rounds of ``greedy_adversary`` seeded ``default_rng([seed, index])`` (``index``: the
+    learner's position in ``ADVERSARIAL_LEARNERS``), then the regret curve, the
+    comparator, the learner's bound and scalar extras.  Depends on its arguments only,
+    so the same in any process."""
+    rng = np.random.default_rng([seed, index])
+    learner = _make_adversarial(name, n, seed)
+    start = time.perf_counter()
+    Xs, ys, preds, regret = greedy_adversary(learner, n, d, rng, n_starts=n_starts,
+                                             n_candidates=n_candidates)
+    seconds = time.perf_counter() - start
+    K = gaussian_gram(Xs)
+    comp = kernel_ridge_comparator(K, ys, LAM)
+    B = 1.0
+    bound = None
+    if name == "Kernel-AWV":
+        bound = {"name": "Proposition 1",
+                 "value": proposition1_bound(LAM, comp.norm2, B, K)}
+    elif name.startswith("PKAWV"):
+        M = int(name.split("=")[1])
+        mu = taylor_mu(Xs, sigma=SIGMA, M=M, K=K)
+        bound = {"name": "Theorem 3", "mu": mu,
+                 "value": theorem3_bound(LAM, comp.norm2, B, log_det_term(K, LAM), mu, n)}
+    extras = _scalar_extras(learner._extras())
+    if name == "Pros-N-KONS":
+        bound = _pros_n_kons_bound(learner, K, ys, comp, preds, extras)
+    bound = None if bound is None else {k: (float(v) if isinstance(v, (float, np.floating))
+                                            else v) for k, v in bound.items()}
+    row = {"final_regret": float(regret[-1]), "regret": regret.tolist(),
+           "comparator_norm2": float(comp.norm2), "bound": bound, "learner": repr(learner),
+           "extras": extras, "X": Xs.tolist(), "y": ys.tolist(),
+           "predictions": preds.tolist()}
+    if timing:
+        row["adversary_seconds"] = float(seconds)
+    return row
+
+
+def _holds(res):
+    """Whether the final regret is within the run's bound (``None``: no bound, or a
+    Pros-N-KONS bound whose conditions fail on the run)."""
+    b = res["bound"]
+    if b is None or ("eta_ok" in b and not (b["eta_ok"] and b["comparator_in_C"])):
+        return None
+    return bool(res["final_regret"] <= b["value"] + 1e-9)
+
+
+class Adversarial(rn.Reproduction):
+    """Appendix G / Figure 3 (module docstring): one run per learner."""
+
+    name = "awv-adversarial"
+    stem = "awv_adversarial"
+    paper = ("Jezequel, Gaillard & Rudi, Efficient online learning with kernels for "
+             "adversarial large scale problems, NeurIPS 2019")
+    datasets = {"greedy adversary": {}}
+    quick_datasets = ("greedy adversary",)
+    permutations = 1
+    quick_permutations = 1
+    metric = "final regret"
+    percent = False
+    floor = 0.0
+    columns = (("bound", "bound_value", ".4g"), ("of", "bound_name", ""),
+               ("within", "within_bound", lambda v: "yes" if v else "NO"),
+               ("||f*||^2", "comparator_norm2", ".4g"), ("mu", "mu", ".3g"),
+               ("restarts", "restarts", "d"), ("dictionary", "dictionary_size", "d"),
+               ("seconds", "adversary_seconds", ".1f"))
+    notes = ("Figure 3 gives no numbers: okl's regret against the kernel ridge comparator "
+             "after the last round, the learner's bound at f = f*_n (Proposition 1: "
+             "Kernel-AWV; Theorem 3 with the measured mu: PKAWV; "
+             "theory.kons.pros_n_kons_regret_bound: Pros-N-KONS, 'within' left blank where "
+             "its conditions fail on the run) and whether the regret is within it; the "
+             "curves are in awv_adversarial.png and every round in "
+             "awv_adversarial_rounds.csv.",)
+
+    def __init__(self):
+        self.games = {}
+
+    def floor_text(self):
+        return "no paper figures"
+
+    def sizes(self, options):
+        """``(n, n_starts, n_candidates)``, read when the runs are made (so that workers
+        get the parent's values)."""
+        return ((QUICK_ADVERSARIAL_N, QUICK_N_STARTS) if options.quick
+                else (ADVERSARIAL_N, N_STARTS)) + (N_CANDIDATES,)
+
+    def prepare(self, dataset, options):
+        n, n_starts, n_candidates = self.sizes(options)
+        d = ADVERSARIAL_D
+        return rn.Prepared(
+            dataset, np.zeros((0, d)), np.zeros(0), "generated",
+            f"(x_t, y_t) in [-1, 1]^{d} x [-1, 1] chosen greedily against each learner",
+            (f"each round maximizes the regret against kernel ridge (lambda = {LAM:g}) over "
+             f"y_t in {{-1, 1}} and x_t by L-BFGS-B from the best of {n_candidates} random "
+             f"candidates and {n_starts - 1} random start(s)",),
+            settings={"n": n, "d": d, "sigma": SIGMA, "lambda": LAM})
+
+    def format_header(self, data, options):
+        lines = rn.Reproduction.format_header(self, data, options).split("\n")
+        lines[0] = (f"{data.name} [generated: {data.description}; "
+                    + ", ".join(f"{k} = {v:g}" for k, v in data.settings.items()) + "]")
+        return "\n".join(lines)
+
+    def protocol(self):
+        return {"lam": LAM, "sigma": SIGMA, "kors": KORS, "kons": KONS,
+                "sketched_gamma": SKETCHED_GAMMA, "fogd_D": FOGD_D,
+                "not_in_paper": list(NOT_IN_PAPER)}
+
+    def _names(self, options):
+        return [x for x in ADVERSARIAL_LEARNERS
+                if options.learners is None or x in options.learners]
+
+    def runs(self, data, options, results):
+        n, n_starts, n_candidates = self.sizes(options)
+        return [rn.Run({"dataset": data.name, "learner": name, "n": n, "n_starts": n_starts,
+                        "n_candidates": n_candidates},
+                       adversarial_run,
+                       dict(name=name, index=ADVERSARIAL_LEARNERS.index(name),
+                            seed=options.seed, n=n, d=ADVERSARIAL_D, n_starts=n_starts,
+                            n_candidates=n_candidates, timing=options.timing))
+                for name in self._names(options)]
+
+    def rows(self, data, runs, results, options):
+        rows = []
+        for run in runs:
+            name, res = run.label["learner"], results[run.key]
+            self.games[name] = res
+            b = res["bound"] or {}
+            row = dict(dataset=data.name, learner=name, status="ok", okl=res["final_regret"],
+                       okl_std=None, paper=None, paper_std=None,
+                       in_paper=name not in NOT_IN_PAPER, bound_name=b.get("name"),
+                       bound_value=b.get("value"), within_bound=_holds(res), mu=b.get("mu"),
+                       comparator_norm2=res["comparator_norm2"], extras=res["extras"],
+                       learner_repr=res["learner"])
+            for key in ("eta_ok", "comparator_in_C"):
+                if key in b:
+                    row[key] = b[key]
+            for key in ("dictionary_size", "restarts"):
+                if key in res["extras"]:
+                    row[key] = res["extras"][key]
+            if "adversary_seconds" in res:
+                row["adversary_seconds"] = res["adversary_seconds"]
+            rows.append(row)
+        return rows, []
+
+    def figures(self, rows, datas, stem):
+        """The regret curves (``awv_adversarial.png``/``.svg``, Figure 3) and every
+        round of every game (``awv_adversarial_rounds.csv``)."""
+        out = Path(stem).parent
+        lines = []
+        for name, res in self.games.items():
+            for t, (x, yt, p, r) in enumerate(zip(res["X"], res["y"], res["predictions"],
+                                                  res["regret"])):
+                lines.append([name, t + 1, *x, yt, p, (yt - p) ** 2, r])
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(["learner", "t"] + [f"x{j + 1}" for j in range(ADVERSARIAL_D)]
+                   + ["y", "prediction", "loss", "regret"])
+        w.writerows(lines)
+        path = out / "awv_adversarial_rounds.csv"
+        rn._atomic_write(path, buf.getvalue())
+        n = len(next(iter(self.games.values()))["regret"]) if self.games else 0
+        files = _plot_adversarial({k: {**v, "in_paper": k not in NOT_IN_PAPER}
+                                   for k, v in self.games.items()}, n, out / "awv_adversarial")
+        return list(files or []) + [path]
+
+
 @register("awv-adversarial")
-def awv_adversarial(out_dir, quick=False, seed=0, learners=None) -> dict:
+def awv_adversarial(out_dir, quick=False, seed=0, learners=None, *, n_jobs=1, scheduler=None,
+                    resume=False, progress=False, timing=True, verbose=True) -> dict:
     """Appendix G / Figure 3: greedy adversarial regret of Kernel-AWV, PKAWV, FOGD and
     Pros-N-KONS.
 
-    Also okl's columns ``NOT_IN_PAPER`` (see the module docstring).
+    Also okl's columns ``NOT_IN_PAPER`` (see the module docstring).  Each learner's game
+    is one run of :func:`okl.experiments.runner.reproduce` (``n_jobs``, ``scheduler``,
+    ``resume``, ``progress``, ``timing``, ``verbose`` are its options): the games run in
+    parallel, each is journaled as it finishes, and the results do not depend on
+    ``n_jobs`` or on a resume.
 
     ``learners``: only these of ``ADVERSARIAL_LEARNERS`` (each keeps the adversary's seed
     it has in the whole run).
+
+    Returns the runner's summary (also ``awv_adversarial.json``) with the game's settings
+    and ``runs``: per learner its regret curve, final regret, comparator norm, bound,
+    extras and whether it is in the paper's figure.
     """
-    out = Path(out_dir)
     if learners is not None:
         learners = [learners] if isinstance(learners, str) else list(learners)
         unknown = [x for x in learners if x not in ADVERSARIAL_LEARNERS]
         if unknown:
             raise ValueError(f"unknown learners {unknown} for awv-adversarial; known: "
                              f"{list(ADVERSARIAL_LEARNERS)}")
-    out.mkdir(parents=True, exist_ok=True)
-    n = QUICK_ADVERSARIAL_N if quick else ADVERSARIAL_N
-    n_starts = QUICK_N_STARTS if quick else N_STARTS
-    d = ADVERSARIAL_D
-    runs, rows = {}, []
-    for i, name in enumerate(ADVERSARIAL_LEARNERS):
-        if learners is not None and name not in learners:
-            continue
-        rng = np.random.default_rng([seed, i])
-        learner = _make_adversarial(name, n, seed)
-        start = time.perf_counter()
-        X, y, preds, regret = greedy_adversary(learner, n, d, rng, n_starts=n_starts)
-        seconds = time.perf_counter() - start
-        K = gaussian_gram(X)
-        comp = kernel_ridge_comparator(K, y, LAM)
-        B = 1.0
-        bound = None
-        if name == "Kernel-AWV":
-            bound = {"name": "Proposition 1",
-                     "value": proposition1_bound(LAM, comp.norm2, B, K)}
-        elif name.startswith("PKAWV"):
-            M = int(name.split("=")[1])
-            mu = taylor_mu(X, sigma=SIGMA, M=M, K=K)
-            bound = {"name": "Theorem 3", "mu": mu,
-                     "value": theorem3_bound(LAM, comp.norm2, B, log_det_term(K, LAM), mu, n)}
-        extras = _scalar_extras(learner._extras())
-        if name == "Pros-N-KONS":
-            bound = _pros_n_kons_bound(learner, K, y, comp, preds, extras)
-        runs[name] = {"regret": regret.tolist(), "final_regret": float(regret[-1]),
-                      "comparator_norm2": comp.norm2, "bound": bound,
-                      "adversary_seconds": seconds, "learner": repr(learner),
-                      "in_paper": name not in NOT_IN_PAPER, "extras": extras}
-        for t in range(n):
-            rows.append([name, t + 1, *X[t].tolist(), y[t], preds[t], (y[t] - preds[t]) ** 2,
-                         regret[t]])
-    with open(out / "awv_adversarial.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["learner", "t"] + [f"x{j + 1}" for j in range(d)]
-                   + ["y", "prediction", "loss", "regret"])
-        w.writerows(rows)
-    summary = {"experiment": "awv-adversarial", "quick": bool(quick), "seed": seed,
-               "n": n, "d": d, "sigma": SIGMA, "lam": LAM, "fogd_D": FOGD_D,
-               "fogd_eta": 1.0 / math.sqrt(n), "n_starts": n_starts,
-               "n_candidates": N_CANDIDATES, "kors": KORS, "kons": KONS,
-               "sketched_gamma": SKETCHED_GAMMA, "runs": runs,
-               "not_in_paper": [x for x in runs if x in NOT_IN_PAPER],
-               "not_implemented": list(NOT_IMPLEMENTED)}
-    with open(out / "awv_adversarial.json", "w") as fh:
-        json.dump(summary, fh, indent=2)
-    _plot_adversarial(runs, n, out / "awv_adversarial")
+    rep = Adversarial()
+    summary = rn.reproduce(rep, out_dir, quick=quick, seed=seed, learners=learners,
+                           n_jobs=n_jobs, scheduler=scheduler, resume=resume,
+                           progress=progress, timing=timing, verbose=verbose)
+    n, n_starts, n_candidates = rep.sizes(rep.options(quick, seed, None, None, timing,
+                                                      learners))
+    runs = {}
+    for name, res in rep.games.items():
+        runs[name] = {"regret": res["regret"], "final_regret": res["final_regret"],
+                      "comparator_norm2": res["comparator_norm2"], "bound": res["bound"]}
+        if "adversary_seconds" in res:
+            runs[name]["adversary_seconds"] = res["adversary_seconds"]
+        runs[name].update(learner=res["learner"], in_paper=name not in NOT_IN_PAPER,
+                          extras=res["extras"])
+    summary = rn._json_safe({
+        **summary, "experiment": "awv-adversarial", "n": n, "d": ADVERSARIAL_D,
+        "sigma": SIGMA, "lam": LAM, "fogd_D": FOGD_D, "fogd_eta": 1.0 / math.sqrt(n),
+        "n_starts": n_starts, "n_candidates": n_candidates, "kors": KORS, "kons": KONS,
+        "sketched_gamma": SKETCHED_GAMMA, "runs": runs,
+        "not_in_paper": [x for x in runs if x in NOT_IN_PAPER],
+        "not_implemented": list(NOT_IMPLEMENTED)})
+    rn._atomic_write(Path(out_dir) / "awv_adversarial.json", json.dumps(summary, indent=1))
     return summary
 
 
@@ -338,7 +487,7 @@ def _plot_adversarial(runs, n, stem):
     ax.set_ylabel("regret against kernel ridge")
     ax.set_title(f"Greedy adversary, d = {ADVERSARIAL_D} (Fig. 3; * not in the paper's)")
     ax.legend(fontsize=7)
-    save_figure(fig, stem)
+    return save_figure(fig, stem)
 
 
 # -- large scale ---------------------------------------------------------------------------

@@ -68,7 +68,9 @@ class Prepared:
     """A dataset as a reproduction streams it (before permutation).
 
     ``source`` is ``"file"`` (the paper's data, prepared as ``steps`` say),
-    ``"stand-in"`` (generated, not the paper's data) or ``"none"`` (neither: the rows of
+    ``"stand-in"`` (generated, not the paper's data), ``"generated"`` (the stream is the
+    experiment itself, as the paper generates it: ``awv-adversarial``'s greedy adversary
+    plays it during each run, ``X`` has no rows) or ``"none"`` (neither: the rows of
     this dataset are reported with the paper's figures only).
     """
 
@@ -164,7 +166,8 @@ def data_fingerprint(data: Prepared) -> dict:
     for part in parts + (data.y,):
         part = np.ascontiguousarray(part)
         digest.update(f"{part.dtype.str}{part.shape}".encode())
-        digest.update(memoryview(part).cast("B"))
+        if part.size:                 # (an empty array has no bytes; memoryview refuses it)
+            digest.update(memoryview(part).cast("B"))
     return {"source": data.source, "shape": [data.n, data.d], "blake2b": digest.hexdigest()}
 
 
@@ -459,7 +462,8 @@ class Reproduction:
         return save_figure(fig, stem)
 
     def format_header(self, data: Prepared, options: Options) -> str:
-        tag = {"file": "real data", "stand-in": "STAND-IN", "none": "NO DATA"}[data.source]
+        tag = {"file": "real data", "stand-in": "STAND-IN", "generated": "generated",
+               "none": "NO DATA"}[data.source]
         T = data.info(options.n_rounds)["n_rounds"]
         settings = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
                              for k, v in data.settings.items()
@@ -759,7 +763,8 @@ def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
                     break
                 runs = more
             table, points = rep.rows(data, runs, results, options)
-            source = {"file": "real", "stand-in": "stand-in", "none": "none"}[data.source]
+            source = {"file": "real", "stand-in": "stand-in", "generated": "generated",
+                      "none": "none"}[data.source]
             T = data.info(options.n_rounds)["n_rounds"]
             for r in table:
                 r.setdefault("in_paper", True)
