@@ -59,6 +59,11 @@ def test_registered_and_constants():
     assert isinstance(f, FOGD) and f.D == 400 and f.kernel.sigma == 4.0
     n = exp.make_learner("NOGD", {"eta": 0.1}, sigma=4.0, zeta=0.5)
     assert isinstance(n, NOGD) and n.B == 400 and n.k_ == 80
+    assert n.stage1 == "loss"
+    nr = exp.make_learner("NOGD.R", {"eta": 0.1}, sigma=4.0, zeta=0.5)
+    assert isinstance(nr, NOGD) and (nr.B, nr.k_, nr.eta, nr.stage1) == (400, 80, 0.1, "every")
+    assert exp.learner_grid("NOGD.R", 400) == exp.learner_grid("NOGD", 400)
+    assert exp.EXTRA_LEARNERS == ("NOGD.R",)
     p = exp.make_learner("POMDR", {"c": 0.1}, sigma=2.0, zeta=2 / 3)
     assert isinstance(p, POMDR) and (p.B, p.U, p.M, p.c, p.ald_scale) == (400, 25.0, 15, 0.1, 10.0)
     assert p.zeta == pytest.approx(2 / 3)
@@ -235,3 +240,32 @@ def test_bad_arguments(tmp_path):
         exp.load("cifar")
     with pytest.raises(ValueError, match="n_permutations"):
         exp.pomdr_table2(tmp_path, quick=True, n_permutations=0, verbose=False)
+
+
+def test_nogd_r_extra_learner_runs_only_when_named(tmp_path, monkeypatch):
+    """"NOGD.R" (NOGD(stage1="every"), the authors' rule) runs when named, is marked as
+    not a column of the paper, is compared with the paper's NOGD, and its AMR is that of
+    the direct runs; it always fills the budget."""
+    monkeypatch.setenv("OKL_DATA", str(tmp_path / "none"))
+    s = exp.pomdr_table2(tmp_path / "out", datasets=["mushrooms"], n_permutations=2,
+                         n_rounds=600, learners=["NOGD.R", "NOGD"], verbose=False)
+    rows = {r["learner"]: r for r in s["rows"]}
+    assert list(rows) == ["NOGD", "NOGD.R"]
+    r, paper = rows["NOGD.R"], exp.PAPER_TABLE2["mushrooms"]["NOGD"]
+    assert r["in_paper"] is False and rows["NOGD"]["in_paper"] is True
+    assert (r["paper"], r["paper_std"]) == (paper[0] / 100, paper[1] / 100)
+    assert r["budget"] == 400
+    amr = []
+    for X, y, _ in _streams("mushrooms", 0, 2, 600):
+        learner = NOGD(okl.Gaussian(2.0), B=400, k=80, eta=r["selected"]["eta"], stage1="every")
+        tr = learner.run(X, y)
+        assert tr.extras["switch_round"] == 400
+        amr.append(tr.mistake_rate)
+    assert r["okl"] == pytest.approx(np.mean(amr), abs=1e-15)
+    assert "NOGD.R*" in s["text"]
+    default = exp.pomdr_table2(tmp_path / "out2", datasets=["mushrooms"], n_permutations=1,
+                               n_rounds=50, verbose=False)
+    assert "NOGD.R" not in {r["learner"] for r in default["rows"]}
+    with pytest.raises(ValueError, match="unknown learners"):
+        exp.pomdr_table2(tmp_path / "out3", datasets=["mushrooms"], learners=["NOGDR"],
+                         verbose=False)

@@ -195,8 +195,8 @@ class NOGD(OnlineLearner, NOGDCore):
     stage1 : {"loss", "every"}, default "loss"
         Which examples stage 1 adds to ``S``: ``"loss"``, those of rounds with a non-zero
         loss gradient (Lu et al.'s ``NysGD.m``, the algorithm of the JMLR paper);
-        ``"every"``, every example with ``alpha_t = eta y_t`` (the POMDR and Ahpatron
-        authors' ``NOGD.R``, whose runs their tables report), so the budget fills in
+        ``"every"``, every example with ``alpha_t = eta y_t`` (the POMDR authors'
+        ``NOGD.R``, whose runs the POMDR paper's Table 2 reports), so the budget fills in
         exactly ``B`` rounds and the map is always built.  ``"every"`` is defined for
         the hinge loss only (``ValueError`` otherwise).
     seed : int, Generator or None
@@ -208,16 +208,17 @@ class NOGD(OnlineLearner, NOGDCore):
 
     * Stage 1 is by default the MATLAB package's (``alpha = [alpha, eta y_t]`` when
       ``y f < 1``; ``eta (y - f)`` for the square loss), the algorithm of the paper that
-      defines NOGD.  The POMDR authors' ``NOGD.R`` (and the Ahpatron authors' copy of
-      the POMDR version) adds every example of stage 1 (no loss test):
-      ``stage1="every"``.  It matters on nearly separable data, where the loss rule
-      may never fill ``B`` and NOGD stays kernel OGD (the LIBSVM mushrooms, seed 000's
-      Table 2: see ``okl.experiments.pomdr``).  The Ahpatron authors' other ``NOGD.R``
-      has the loss test (``fx * y < 1``), as ``NysGD.m``.  Apart from stage 1's rule,
-      ``NOGD.R`` differs from okl only as the next two items say, and in counting the
-      first round a mistake unconditionally (``error <- 1``; okl counts it when
-      ``y_1 f_1 <= 0`` with ``f_1 = 0``, i.e. always, as well).  ``n_updates`` counts
-      every addition under ``"every"``.
+      defines NOGD.  The POMDR authors' ``NOGD.R`` (JunfLi-TJU/OKL-Hinge) adds every
+      example of stage 1 (no loss test): ``stage1="every"``.  It matters on nearly
+      separable data, where the loss rule may never fill ``B`` and NOGD stays kernel
+      OGD (the LIBSVM mushrooms, seed 000's Table 2: see ``okl.experiments.pomdr``).
+      The Ahpatron authors' ``NOGD.R`` (alg4ml/Ahpatron) has the loss test
+      (``fx * y < 1``), as ``NysGD.m``.  Apart from stage 1's rule, ``NOGD.R`` differs
+      from okl only as the next three items say, and in its mistake count: a mistake
+      is ``sign(f) != y`` with ``sign(0) = +1`` and round 1 always counts
+      (``error <- 1``); okl counts ``y f <= 0``, the same on every round but those
+      with ``f = 0`` exactly after round 1.  Under ``"every"`` ``n_updates`` counts
+      every addition.
     * Switch: the map is built as soon as the ``B``-th vector is added, and every later
       round predicts with ``w^T z(x)``, as the Ahpatron paper describes it ("first
       selects B examples ... then constructs a new representation").  ``NysGD.m``
