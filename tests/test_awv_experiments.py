@@ -67,7 +67,7 @@ def adversarial(tmp_path_factory):
     mp.setattr(ex, "QUICK_ADVERSARIAL_N", 9)
     mp.setattr(ex, "N_CANDIDATES", 64)
     try:
-        summary = ex.awv_adversarial(out, quick=True, seed=3)
+        summary = ex.awv_adversarial(out, quick=True, seed=3, verbose=False)
     finally:
         mp.undo()
     return out, summary
@@ -76,14 +76,20 @@ def adversarial(tmp_path_factory):
 def test_adversarial_outputs_equal_direct_computation(adversarial):
     out, summary = adversarial
     for f in ("awv_adversarial.png", "awv_adversarial.svg", "awv_adversarial.json",
-              "awv_adversarial.csv"):
+              "awv_adversarial.csv", "awv_adversarial_rounds.csv", "awv_adversarial.txt"):
         assert (out / f).stat().st_size > 0
+    assert not (out / "awv_adversarial-journal.jsonl").exists()
     assert json.loads((out / "awv_adversarial.json").read_text()) == json.loads(
         json.dumps(summary))
     assert summary["not_implemented"] == [] and ex.NOT_IMPLEMENTED == ()
     assert summary["not_in_paper"] == ["Pros-N-KONS jgr2019", "Sketched-KONS"]
-    with open(out / "awv_adversarial.csv") as fh:
+    assert summary["datasets"]["greedy adversary"]["source"] == "generated"
+    assert summary["n"] == 9 and summary["n_candidates"] == 64     # the patched sizes
+    with open(out / "awv_adversarial_rounds.csv") as fh:
         rows = list(csv.DictReader(fh))
+    with open(out / "awv_adversarial.csv") as fh:                  # the printed table
+        table = {r["learner"]: r for r in csv.DictReader(fh)}
+    assert list(table) == list(summary["runs"]) == list(ex.ADVERSARIAL_LEARNERS)
     n = summary["n"]
     assert set(summary["runs"]) == set(ex.ADVERSARIAL_LEARNERS)
     assert {"Kernel-AWV", "PKAWV M=2", "PKAWV M=3", "PKAWV M=4", "FOGD",
@@ -114,6 +120,9 @@ def test_adversarial_outputs_equal_direct_computation(adversarial):
         assert np.allclose(run["regret"], regret, atol=1e-9)
         assert np.allclose([float(r["regret"]) for r in mine], regret, atol=1e-9)
         assert run["final_regret"] == pytest.approx(regret[-1], abs=1e-9)
+        assert float(table[name]["okl"]) == run["final_regret"]
+        assert float(table[name]["bound_value"] or "nan") == pytest.approx(
+            (run["bound"] or {}).get("value", math.nan), nan_ok=True)
         if name == "Kernel-AWV":
             a = np.linalg.solve(K + np.eye(n), y)
             bound = a @ K @ a + np.sum(np.log1p(np.maximum(np.linalg.eigvalsh(K), 0)))
@@ -135,7 +144,7 @@ def test_adversary_plays_first_order_optimal_points(adversarial):
     # that saw the prefix) vanishes in the free coordinates and points out of the box
     # at active bounds: the greedy step maximized R_t over x_t.
     out, summary = adversarial
-    with open(out / "awv_adversarial.csv") as fh:
+    with open(out / "awv_adversarial_rounds.csv") as fh:
         rows = [r for r in csv.DictReader(fh) if r["learner"] == "Kernel-AWV"]
     X = np.array([[float(r[f"x{j}"]) for j in range(1, 6)] for r in rows])
     y = np.array([float(r["y"]) for r in rows])
@@ -167,6 +176,73 @@ def test_adversarial_learners_option(tmp_path, monkeypatch):
         ex.awv_adversarial(tmp_path, quick=True, learners=["Pros-N-KONS", "KONS"])
     summary = ex.awv_adversarial(tmp_path, quick=True, seed=3, learners=["Pros-N-KONS"])
     assert list(summary["runs"]) == ["Pros-N-KONS"] and summary["not_in_paper"] == []
+
+
+ADV_OUTPUTS = ("awv_adversarial.csv", "awv_adversarial_runs.csv", "awv_adversarial_rounds.csv",
+               "awv_adversarial.txt", "agreement.csv")
+ADV_LEARNERS = ["Kernel-AWV", "PKAWV M=2", "FOGD", "Pros-N-KONS"]
+
+
+def _small_game(monkeypatch):
+    monkeypatch.setattr(ex, "QUICK_ADVERSARIAL_N", 4)
+    monkeypatch.setattr(ex, "N_CANDIDATES", 8)
+
+
+def _same_outputs(a, b):
+    for f in ADV_OUTPUTS:
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+    ja, jb = (json.loads((d / "awv_adversarial.json").read_text()) for d in (a, b))
+    for j in (ja, jb):
+        del j["seconds"], j["files"]
+    assert ja == jb
+
+
+def test_adversarial_jobs_and_resume_give_the_same_outputs(tmp_path, monkeypatch):
+    """--jobs 2 (the games in two worker processes, which see the parent's sizes through
+    the runs' arguments) and a run interrupted after two games then resumed write the
+    outputs of one uninterrupted process, byte for byte (no timing columns)."""
+    _small_game(monkeypatch)
+    opts = dict(quick=True, seed=4, learners=ADV_LEARNERS, timing=False, verbose=False)
+    one = ex.awv_adversarial(tmp_path / "one", **opts)
+    assert list(one["runs"]) == ADV_LEARNERS and one["n"] == 4
+    ex.awv_adversarial(tmp_path / "two", n_jobs=2, **opts)
+    _same_outputs(tmp_path / "one", tmp_path / "two")
+
+    real, calls = ex.adversarial_run, []
+
+    def interrupted(X, y, **kwargs):
+        if len(calls) == 2:
+            raise KeyboardInterrupt          # as a Ctrl-C in the third game
+        calls.append(kwargs["name"])
+        return real(X, y, **kwargs)
+
+    monkeypatch.setattr(ex, "adversarial_run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ex.awv_adversarial(tmp_path / "resumed", **opts)
+    journal = tmp_path / "resumed" / "awv_adversarial-journal.jsonl"
+    assert journal.exists() and calls == ADV_LEARNERS[:2]
+    with pytest.raises(ValueError, match="resume"):    # a journal is not overwritten
+        ex.awv_adversarial(tmp_path / "resumed", **opts)
+    calls.clear()
+
+    def counted(X, y, **kwargs):
+        calls.append(kwargs["name"])
+        return real(X, y, **kwargs)
+
+    monkeypatch.setattr(ex, "adversarial_run", counted)
+    ex.awv_adversarial(tmp_path / "resumed", resume=True, **opts)
+    assert calls == ADV_LEARNERS[2:]                  # only the games the journal lacked
+    assert not journal.exists()
+    _same_outputs(tmp_path / "one", tmp_path / "resumed")
+
+
+def test_adversarial_takes_the_runner_options_only():
+    from okl import experiments
+
+    for option in ("n_jobs", "scheduler", "resume", "progress", "timing", "learners"):
+        assert experiments.accepts("awv-adversarial", option)
+    for option in ("datasets", "n_permutations", "n_rounds"):
+        assert not experiments.accepts("awv-adversarial", option)
 
 
 def test_adversary_beats_random_streams(adversarial):
