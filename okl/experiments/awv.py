@@ -52,6 +52,22 @@ A Pros-N-KONS restart forecasts 0 (``w = 0``): against a greedy adversary that m
 add a point on most rounds (the restarts the paper blames for its "poor performance"),
 those rounds lose 1 each.
 
+Each learner's whole game is one run of :mod:`okl.experiments.runner` (its dataset,
+"greedy adversary", is ``"generated"``: the adversary plays the stream inside the run):
+a progress bar over the games, ``--jobs`` / ``--dask``, each finished game journaled in
+``awv_adversarial-journal.jsonl`` and ``--resume`` after an interruption.  A game
+depends only on the learner's position ``i`` in ``ADVERSARIAL_LEARNERS`` (its adversary
+draws from ``numpy.random.default_rng([seed, i])``, its learner is seeded ``seed``) and
+on the sizes (``n``, starts, candidates) passed with the run, so the results are the
+same for any ``--jobs``, on Dask, after a resume and with ``--learners`` choosing a
+subset.  Outputs: the runner's table (``awv_adversarial.csv`` / ``.txt``: final
+regret, the bound and whether the regret is within it, ``||f*_n||^2``, PKAWV's ``mu``,
+Pros-N-KONS' restarts and dictionary, seconds), ``awv_adversarial_runs.csv``,
+``awv_adversarial.json`` (the runner's summary plus the game's settings and ``runs``:
+each learner's regret curve, bound and extras), every round of every game in
+``awv_adversarial_rounds.csv`` (``x_t``, ``y_t``, forecast, loss, regret) and Figure 3's
+regret curves in ``awv_adversarial.png`` / ``.svg``.
+
 ``awv-large-scale`` (Section 4, Figures 2 and 4)
 ------------------------------------------------
 Average loss (square loss for regression, classification error ``y_t yhat_t <= 0``
