@@ -21,6 +21,7 @@ from pathlib import Path
 from okl.experiments.args import KERNELS, SYNTHETIC
 from okl.experiments.args import add_data_arguments as _add_data_arguments
 from okl.experiments.args import assignments as _assignments
+from okl.experiments.args import positive_int as _positive_int
 from okl.experiments.args import stream as _stream
 
 
@@ -42,7 +43,8 @@ def _parser():
     run = sub.add_parser("run", help="run one learner over one stream")
     run.add_argument("--learner", default="Perceptron",
                      help="an okl learner class, e.g. NORMA, POMDR, Ahpatron (default Perceptron)")
-    run.add_argument("--kernel", choices=KERNELS, default="gaussian")
+    run.add_argument("--kernel", choices=KERNELS, default="gaussian",
+                     help="the learner's kernel (default gaussian)")
     run.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width")
     run.add_argument("--degree", type=int, default=2, help="polynomial degree")
     run.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
@@ -51,11 +53,11 @@ def _parser():
     run.add_argument("--json", help="write the run summary to this JSON file")
     run.add_argument("--trace", help="save the whole trace (per-round arrays) to this .npz "
                                      "file, for `okl plot`")
-    run.add_argument("--chunk-rows", dest="chunk_rows", type=int, default=None,
+    run.add_argument("--chunk-rows", dest="chunk_rows", type=_positive_int, default=None,
                      help="a file or dataset is read and learned in chunks of this many "
                           "lines (default 16384): memory is one chunk, the model and the "
                           "trace, the result that of one pass over the whole file")
-    run.add_argument("--summary-every", dest="summary_every", type=int, default=1000,
+    run.add_argument("--summary-every", dest="summary_every", type=_positive_int, default=1000,
                      help="without --trace, keep cumulative mistakes and loss every this "
                           "many rounds instead of per-round arrays (default 1000)")
     run.add_argument("--no-progress", dest="no_progress", action="store_true",
@@ -68,15 +70,15 @@ def _parser():
     swp.add_argument("--param", "-p", action="append", metavar="NAME=V1,V2",
                      help="values of a learner or kernel parameter, e.g. -p lam=0.01,0.1 "
                           "-p sigma=1,2 (repeatable; a learner ignores what it does not take)")
-    swp.add_argument("--permutations", type=int, default=1,
-                     help="random orders of the stream per configuration")
+    swp.add_argument("--permutations", type=_positive_int, default=1,
+                     help="random orders of the stream per configuration (default 1)")
     _add_data_arguments(swp)
     swp.add_argument("--jobs", type=int, default=1, help="local worker processes (joblib)")
     swp.add_argument("--dask", metavar="ADDRESS",
                      help="run on the Dask cluster at this scheduler address (tcp://host:port)")
     swp.add_argument("--out", default="okl-sweep",
                      help="output prefix: writes PREFIX.csv (one row per run) and "
-                          "PREFIX-summary.csv / .json")
+                          "PREFIX-summary.csv / .json (default okl-sweep)")
     swp.add_argument("--no-progress", action="store_true", help="no progress bar")
     swp.add_argument("--resume", action="store_true",
                      help="continue an interrupted sweep: each finished run is saved in "
@@ -90,7 +92,8 @@ def _parser():
     bnd = sub.add_parser("bounds",
                          help="measured quantities of one run beside the theory's bounds")
     bnd.add_argument("--learner", default="Perceptron", help="an okl learner class")
-    bnd.add_argument("--kernel", choices=KERNELS, default="gaussian")
+    bnd.add_argument("--kernel", choices=KERNELS, default="gaussian",
+                     help="the learner's kernel (default gaussian)")
     bnd.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width")
     bnd.add_argument("--degree", type=int, default=2, help="polynomial degree")
     bnd.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
@@ -109,20 +112,23 @@ def _parser():
     plot = sub.add_parser("plot", help="figures of saved runs or of a sweep (PNG and SVG)")
     plot.add_argument("inputs", nargs="+",
                       help="traces saved by `okl run --trace` (.npz), or one sweep CSV")
-    plot.add_argument("--out", default="okl-plot", help="output prefix of the figures")
+    plot.add_argument("--out", default="okl-plot",
+                      help="output prefix of the figures: PREFIX-mistake-rate.png/.svg, ... "
+                           "(default okl-plot)")
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure or table")
     rep.add_argument("name", nargs="?",
                      help="experiment name (omit to list them; with --quick, runs all)")
     rep.add_argument("--quick", action="store_true", help="a small version, for smoke runs")
-    rep.add_argument("--out", default="okl-results", help="output directory")
+    rep.add_argument("--out", default="okl-results",
+                     help="output directory (default okl-results)")
     rep.add_argument("--seed", type=int, default=0)
     rep.add_argument("--datasets", nargs="+", metavar="NAME",
                      help="only these of the paper's datasets (names as the paper's)")
     rep.add_argument("--learners", nargs="+", metavar="NAME",
                      help="only these learners of the table")
-    rep.add_argument("--permutations", type=int, dest="n_permutations",
+    rep.add_argument("--permutations", type=_positive_int, dest="n_permutations",
                      help="random orders per dataset (default: the paper's, e.g. 10)")
-    rep.add_argument("--rounds", type=int, dest="n_rounds",
+    rep.add_argument("--rounds", type=_positive_int, dest="n_rounds",
                      help="rounds per permutation, drawn uniformly (default: the whole "
                           "dataset)")
     rep.add_argument("--jobs", type=int, default=1,
@@ -358,8 +364,28 @@ def _error_text(exc, args) -> str:
     return text
 
 
+def _format_warning(message, category, filename, lineno, line=None):
+    """A warning on the command line: one line, ``okl: warning: ...``, instead of the
+    library's source file, line number and code line (recorded warnings, as in
+    ``pytest.warns``, are not formatted and stay as they are)."""
+    return f"okl: warning: {message}\n"
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    import warnings
+
+    formatwarning, warnings.formatwarning = warnings.formatwarning, _format_warning
+    try:
+        return _main(args)
+    except KeyboardInterrupt:                # the commands that journal their runs say more
+        print("okl: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        warnings.formatwarning = formatwarning
+
+
+def _main(args) -> int:
     try:
         if args.command == "run":
             return _run(args)

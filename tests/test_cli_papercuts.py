@@ -66,3 +66,68 @@ def test_pomdr_runs_at_seed_002s_budget_from_the_command_line(tmp_path, capsys):
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["extras"]["B0"] == 10 and summary["n_rounds"] == 300
     assert np.isfinite(summary["mistake_rate"])
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["run", "--rounds", "0"], "--rounds"),
+    (["run", "--features", "-2"], "--features"),
+    (["run", "--data", "a9a", "--chunk-rows", "0"], "--chunk-rows"),
+    (["run", "--summary-every", "x"], "--summary-every"),
+    (["sweep", "--learner", "NORMA", "--permutations", "0"], "--permutations"),
+    (["reproduce", "pomdr-table2", "--rounds", "-1"], "--rounds"),
+    (["bounds", "--rounds", "0"], "--rounds"),
+])
+def test_a_count_below_one_is_a_usage_error_naming_the_option(argv, option, capsys):
+    """``okl run --rounds 0`` said ``n_rounds must be in [1, inf]`` and ``--chunk-rows 0``
+    ``chunk_rows must be ...``: the library's names, not the option's (issue 15.6)."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}: must be a positive integer" in err
+    assert "Traceback" not in err
+
+
+def test_a_warning_is_one_line_naming_okl():
+    """The POMDR B0 fallback printed ``.../okl/learners/base.py:317: UserWarning`` and
+    the code line ``self.__init__(...)``; the command prints the message alone.  (In a
+    subprocess: pytest records warnings instead of printing them.)"""
+    import subprocess
+    import sys
+    import warnings
+
+    done = subprocess.run([sys.executable, "-m", "okl.cli", "run", "--learner", "POMDR",
+                           "-p", "B=20", "--rounds", "300", "--features", "3",
+                           "--no-progress"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    line = [s for s in done.stderr.splitlines() if "B0" in s]
+    assert len(line) == 1 and line[0].startswith("okl: warning: POMDR: the default B0")
+    assert ".py:" not in done.stderr and "UserWarning" not in done.stderr
+    assert "mistake rate" in done.stdout
+    before = warnings.formatwarning
+    with pytest.warns(UserWarning, match="B/2"):     # recorded warnings are untouched
+        assert cli.main(["run", "--learner", "POMDR", "-p", "B=20", "--rounds", "300",
+                         "--features", "3", "--no-progress"]) == 0
+    assert warnings.formatwarning is before          # restored for the caller
+
+
+def test_an_interrupt_is_one_line_not_a_traceback(monkeypatch, capsys):
+    """Ctrl-C while ``okl run`` or ``okl sweep`` loads its data printed a traceback."""
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_stream", interrupted)
+    assert cli.main(["run", "--no-progress"]) == 130
+    assert capsys.readouterr().err == "okl: interrupted\n"
+    assert cli.main(["sweep", "--learner", "NORMA", "--no-progress"]) == 130
+    assert capsys.readouterr().err == "okl: interrupted\n"
+
+
+def test_help_states_the_defaults(capsys):
+    for command, text in [("plot", "(default okl-plot)"), ("reproduce", "(default okl-results)"),
+                          ("sweep", "(default okl-sweep)"), ("run", "(default 20000)"),
+                          ("bounds", "(default 1000)")]:
+        with pytest.raises(SystemExit):
+            cli.main([command, "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        assert text in out, (command, text)

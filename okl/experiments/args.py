@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 __all__ = ["SYNTHETIC", "KERNELS", "literal", "assignments", "stream", "add_data_arguments",
-           "kernel_from_args", "learner_from_args", "dataset_names"]
+           "kernel_from_args", "learner_from_args", "dataset_names", "positive_int"]
 
 SYNTHETIC = ("xor", "drifting", "switching")
 KERNELS = ("gaussian", "laplacian", "polynomial", "linear")
@@ -22,6 +22,20 @@ def literal(text: str):
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return text
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: ``"3"`` -> 3; ``"0"``, ``"-1"`` and ``"x"`` are usage errors
+    that name the option (``--rounds``), not the library parameter it feeds."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
 
 
 def assignments(items, *, lists: bool) -> dict:
@@ -78,9 +92,12 @@ def add_data_arguments(parser):
                              "a synthetic stream: " + ", ".join(SYNTHETIC) + " (default xor)")
     parser.add_argument("--download", action="store_true",
                         help="download a benchmark dataset that is not cached yet")
-    parser.add_argument("--rounds", type=int, default=20_000, help="synthetic stream length")
-    parser.add_argument("--features", type=int, default=10, help="synthetic stream dimension")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rounds", type=positive_int, default=20_000,
+                        help="synthetic stream length (default %(default)s)")
+    parser.add_argument("--features", type=positive_int, default=10,
+                        help="synthetic stream dimension (default 10)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed (default 0)")
 
 
 def kernel_from_args(args):
