@@ -361,6 +361,9 @@ def _error_text(exc, args) -> str:
                           f"`okl {args.command} ... --download`", text)
         if not n:
             text += " (rerun with --download to fetch it)"
+    if getattr(args, "command", None) == "bounds":   # the report's Python advice, as options
+        text = re.sub(r"pass a prefix \(X\[:(\d+)\], y\[:\d+\]\) or raise max_rounds",
+                      r"pass --prefix \1 or raise --max-rounds", text)
     return text
 
 

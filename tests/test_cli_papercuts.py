@@ -131,3 +131,14 @@ def test_help_states_the_defaults(capsys):
             cli.main([command, "--help"])
         out = " ".join(capsys.readouterr().out.split())
         assert text in out, (command, text)
+
+
+def test_bounds_on_a_long_stream_names_the_options(capsys):
+    """``okl bounds --rounds 5000`` advised ``pass a prefix (X[:3000], y[:3000]) or raise
+    max_rounds``, the Python call; the command names its own options."""
+    assert cli.main(["bounds", "--rounds", "50", "--max-rounds", "40"]) == 2
+    err = capsys.readouterr().err
+    assert "pass --prefix 40 or raise --max-rounds" in err and "X[:" not in err
+    from okl.experiments.bounds import bounds_report
+    with pytest.raises(ValueError, match=r"X\[:40\]"):    # the library keeps its advice
+        bounds_report(okl.Perceptron(), *xor_stream(50, 3, seed=0), max_rounds=40)
