@@ -21,6 +21,7 @@ from pathlib import Path
 from okl.experiments.args import KERNELS, SYNTHETIC
 from okl.experiments.args import add_data_arguments as _add_data_arguments
 from okl.experiments.args import assignments as _assignments
+from okl.experiments.args import dataset_names as _dataset_names
 from okl.experiments.args import positive_int as _positive_int
 from okl.experiments.args import stream as _stream
 
@@ -123,7 +124,8 @@ def _parser():
                      help="output directory (default okl-results)")
     rep.add_argument("--seed", type=int, default=0)
     rep.add_argument("--datasets", nargs="+", metavar="NAME",
-                     help="only these of the paper's datasets (names as the paper's)")
+                     help="only these of the paper's datasets (names as the paper's; "
+                          "--datasets a9a magic04 or --datasets a9a,magic04)")
     rep.add_argument("--learners", nargs="+", metavar="NAME",
                      help="only these learners of the table")
     rep.add_argument("--permutations", type=_positive_int, dest="n_permutations",
@@ -158,7 +160,10 @@ def _reproduce(args) -> int:
             print(name)
         print("(okl reproduce NAME runs one; okl reproduce --quick runs every one, small)")
         return 0
-    options = {"datasets": args.datasets, "learners": args.learners,
+    if args.name is not None and args.name not in experiments.available():
+        raise ValueError(f"unknown experiment {args.name!r}; the experiments: "
+                         f"{', '.join(sorted(experiments.available()))}")
+    options = {"datasets": _dataset_names(args.datasets), "learners": args.learners,
                "n_permutations": args.n_permutations, "n_rounds": args.n_rounds,
                "n_jobs": args.jobs if args.jobs != 1 else None, "scheduler": args.dask,
                "resume": args.resume or None, "timing": None if args.timing else False,

@@ -142,3 +142,29 @@ def test_bounds_on_a_long_stream_names_the_options(capsys):
     from okl.experiments.bounds import bounds_report
     with pytest.raises(ValueError, match=r"X\[:40\]"):    # the library keeps its advice
         bounds_report(okl.Perceptron(), *xor_stream(50, 3, seed=0), max_rounds=40)
+
+
+def test_reproduce_an_unknown_name_is_one_line(capsys):
+    """``okl reproduce nope`` was a KeyError traceback."""
+    assert cli.main(["reproduce", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("okl: error: unknown experiment 'nope'") and "pomdr-table2" in err
+    assert "Traceback" not in err
+
+
+def test_reproduce_datasets_take_commas_as_well(monkeypatch, tmp_path, capsys):
+    """``--datasets a9a,magic04`` reached the runner as one name 'a9a,magic04'."""
+    from okl import experiments
+
+    seen = {}
+
+    def fake_run(name, out, *, quick, seed, **options):
+        seen.update(options, name=name)
+        return {"reproduction": name, "files": []}
+
+    monkeypatch.setattr(experiments, "run", fake_run)
+    for argv in (["--datasets", "a9a,magic04"], ["--datasets", "a9a", "magic04"]):
+        seen.clear()
+        assert cli.main(["reproduce", "pomdr-table2", "--quick", "--out", str(tmp_path),
+                         *argv]) == 0
+        assert seen["name"] == "pomdr-table2" and seen["datasets"] == ["a9a", "magic04"]
