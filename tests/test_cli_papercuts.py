@@ -168,3 +168,18 @@ def test_reproduce_datasets_take_commas_as_well(monkeypatch, tmp_path, capsys):
         assert cli.main(["reproduce", "pomdr-table2", "--quick", "--out", str(tmp_path),
                          *argv]) == 0
         assert seen["name"] == "pomdr-table2" and seen["datasets"] == ["a9a", "magic04"]
+
+
+def test_p_sigma_points_at_the_kernel_option(capsys):
+    """``okl sweep -p sigma=1,2`` sets the kernel width, so a user types ``okl run -p
+    sigma=2``: for a learner without its own sigma the error names ``--sigma 2``; for
+    NORMA (whose own sigma is the Huber width) a warning says which sigma it set."""
+    assert cli.main(["run", "-p", "sigma=2", "--rounds", "50"]) == 2
+    err = capsys.readouterr().err
+    assert "Perceptron takes no parameter(s) ['sigma']" in err and "--sigma 2" in err
+    assert cli.main(["run", "--learner", "LKMBooks", "-p", "sigma=2", "-p", "B=10"]) == 2
+    assert "--sigma" not in capsys.readouterr().err      # no kernel parameter to point at
+    with pytest.warns(UserWarning, match="NORMA's own parameter sigma, not the kernel"):
+        assert cli.main(["run", "--learner", "NORMA", "-p", "sigma=2", "--rounds", "50",
+                         "--no-progress"]) == 0
+    assert "sigma=2.0" in capsys.readouterr().out

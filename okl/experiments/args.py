@@ -128,8 +128,18 @@ def learner_from_args(args, names_of=None):
         params.setdefault("seed", args.seed)
     unknown = sorted(set(params) - set(names))
     if unknown:
+        options = {"sigma": "--sigma", "degree": "--degree"}
+        hint = [f"{options[k]} {params[k]}" for k in unknown if k in options]
+        hint = (f" (the kernel's {' and '.join(k for k in unknown if k in options)}: "
+                f"{' '.join(hint)})") if hint and "kernel" in names else ""
         raise ValueError(f"{cls.__name__} takes no parameter(s) {unknown}; its parameters: "
-                         f"{list(names)}")
+                         f"{list(names)}{hint}")
+    if "sigma" in params and "kernel" in names:     # NORMA's own sigma (Huber loss)
+        import warnings
+
+        warnings.warn(f"-p sigma={params['sigma']} is {cls.__name__}'s own parameter sigma, "
+                      f"not the kernel's width (--sigma, now {params['kernel']})",
+                      UserWarning, stacklevel=2)
     return cls(**params)
 
 
