@@ -366,6 +366,10 @@ def _error_text(exc, args) -> str:
                           f"`okl {args.command} ... --download`", text)
         if not n:
             text += " (rerun with --download to fetch it)"
+    if hasattr(args, "data"):        # the loader's labels={...} is no option of the command
+        text = re.sub(r"give labels=\{.*\}( to map them to -1/\+1)?",
+                      "the command line reads numeric binary labels only (a benchmark such as "
+                      "magic04 maps its own: --data magic04)", text)
     if getattr(args, "command", None) == "bounds":   # the report's Python advice, as options
         text = re.sub(r"pass a prefix \(X\[:(\d+)\], y\[:\d+\]\) or raise max_rounds",
                       r"pass --prefix \1 or raise --max-rounds", text)

@@ -183,3 +183,20 @@ def test_p_sigma_points_at_the_kernel_option(capsys):
         assert cli.main(["run", "--learner", "NORMA", "-p", "sigma=2", "--rounds", "50",
                          "--no-progress"]) == 0
     assert "sigma=2.0" in capsys.readouterr().out
+
+
+def test_string_labels_in_a_file_get_command_line_advice(tmp_path, capsys):
+    """``okl run --data magic04.data`` advised ``give labels={...: +1, ...: -1}``, a keyword
+    of the Python loader that the command has no option for."""
+    path = tmp_path / "m.data"
+    path.write_text("1.0,2.0,g\n3.0,4.0,h\n")
+    assert cli.main(["run", "--data", str(path), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "labels are not numbers" in err and "labels={" not in err
+    assert "--data magic04" in err
+    from okl.datasets.files import load_csv
+    with pytest.raises(ValueError, match=r"give labels=\{"):   # the library keeps its advice
+        load_csv(path)
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    assert "label in the last column" in " ".join(capsys.readouterr().out.split())

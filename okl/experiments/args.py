@@ -88,8 +88,9 @@ def stream(args):
 def add_data_arguments(parser):
     """``--data``, ``--download``, ``--rounds``, ``--features``, ``--seed``."""
     parser.add_argument("--data", default="xor",
-                        help="a LIBSVM/CSV file, a benchmark dataset name (a9a, w8a, ...) or "
-                             "a synthetic stream: " + ", ".join(SYNTHETIC) + " (default xor)")
+                        help="a LIBSVM/CSV file (CSV: the label in the last column, numeric "
+                             "and binary), a benchmark dataset name (a9a, w8a, magic04, ...) "
+                             "or a synthetic stream: " + ", ".join(SYNTHETIC) + " (default xor)")
     parser.add_argument("--download", action="store_true",
                         help="download a benchmark dataset that is not cached yet")
     parser.add_argument("--rounds", type=positive_int, default=20_000,
