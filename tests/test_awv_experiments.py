@@ -183,9 +183,26 @@ ADV_OUTPUTS = ("awv_adversarial.csv", "awv_adversarial_runs.csv", "awv_adversari
 ADV_LEARNERS = ["Kernel-AWV", "PKAWV M=2", "FOGD", "Pros-N-KONS"]
 
 
+ADV_OPTS = dict(quick=True, seed=4, learners=ADV_LEARNERS, timing=False, verbose=False)
+
+
 def _small_game(monkeypatch):
-    monkeypatch.setattr(ex, "QUICK_ADVERSARIAL_N", 4)
+    monkeypatch.setattr(ex, "QUICK_ADVERSARIAL_N", 3)
     monkeypatch.setattr(ex, "N_CANDIDATES", 8)
+
+
+@pytest.fixture(scope="module")
+def adv_whole(tmp_path_factory):
+    """The uninterrupted small run (one process, ``n_jobs = 1``) the others must equal."""
+    mp = pytest.MonkeyPatch()
+    _small_game(mp)
+    out = tmp_path_factory.mktemp("adv-whole")
+    try:
+        summary = ex.awv_adversarial(out, **ADV_OPTS)
+    finally:
+        mp.undo()
+    assert list(summary["runs"]) == ADV_LEARNERS and summary["n"] == 3
+    return out
 
 
 def _same_outputs(a, b):
@@ -197,16 +214,15 @@ def _same_outputs(a, b):
     assert ja == jb
 
 
-def test_adversarial_jobs_and_resume_give_the_same_outputs(tmp_path, monkeypatch):
+def test_adversarial_jobs_and_resume_give_the_same_outputs(adv_whole, tmp_path,
+                                                          monkeypatch):
     """--jobs 2 (the games in two worker processes, which see the parent's sizes through
     the runs' arguments) and a run interrupted after two games then resumed write the
     outputs of one uninterrupted process, byte for byte (no timing columns)."""
     _small_game(monkeypatch)
-    opts = dict(quick=True, seed=4, learners=ADV_LEARNERS, timing=False, verbose=False)
-    one = ex.awv_adversarial(tmp_path / "one", **opts)
-    assert list(one["runs"]) == ADV_LEARNERS and one["n"] == 4
+    opts = ADV_OPTS
     ex.awv_adversarial(tmp_path / "two", n_jobs=2, **opts)
-    _same_outputs(tmp_path / "one", tmp_path / "two")
+    _same_outputs(adv_whole, tmp_path / "two")
 
     real, calls = ex.adversarial_run, []
 
@@ -233,7 +249,62 @@ def test_adversarial_jobs_and_resume_give_the_same_outputs(tmp_path, monkeypatch
     ex.awv_adversarial(tmp_path / "resumed", resume=True, **opts)
     assert calls == ADV_LEARNERS[2:]                  # only the games the journal lacked
     assert not journal.exists()
-    _same_outputs(tmp_path / "one", tmp_path / "resumed")
+    _same_outputs(adv_whole, tmp_path / "resumed")
+
+
+_KILLED_CHILD = """
+import sys, time
+import okl.experiments.awv as ex
+ex.QUICK_ADVERSARIAL_N, ex.N_CANDIDATES = 3, 8
+real = ex.adversarial_run
+def blocking(X, y, **kwargs):
+    if kwargs["name"] == sys.argv[2]:
+        time.sleep(600)                  # SIGKILLed in this game
+    return real(X, y, **kwargs)
+ex.adversarial_run = blocking
+ex.awv_adversarial(sys.argv[1], quick=True, seed=4, learners=sys.argv[3:], timing=False,
+                   verbose=False)
+"""
+
+
+def test_adversarial_resume_after_sigkill_gives_the_uninterrupted_outputs(
+        adv_whole, tmp_path, monkeypatch):
+    """A process SIGKILLed in its third game (a real kill: no handler runs) leaves the two
+    finished games in the journal; resumed (in another process), only the missing games
+    run and the outputs are those of an uninterrupted run, byte for byte."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    _small_game(monkeypatch)
+    out = tmp_path / "killed"
+    journal = out / "awv_adversarial-journal.jsonl"
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_CHILD, str(out), ADV_LEARNERS[2],
+                             *ADV_LEARNERS], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    try:                      # header, the dataset's fingerprint, then one line per game
+        while proc.poll() is None and time.monotonic() < deadline and (
+                not journal.exists() or journal.read_bytes().count(b"\n") < 4):
+            time.sleep(0.02)
+        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+        assert journal.read_bytes().count(b"\n") == 4        # the first two games
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    assert not (out / "awv_adversarial.csv").exists()   # nothing but the journal yet
+    calls, real = [], ex.adversarial_run
+
+    def counted(X, y, **kwargs):
+        calls.append(kwargs["name"])
+        return real(X, y, **kwargs)
+
+    monkeypatch.setattr(ex, "adversarial_run", counted)
+    ex.awv_adversarial(out, resume=True, **ADV_OPTS)
+    assert calls == ADV_LEARNERS[2:] and not journal.exists()
+    _same_outputs(adv_whole, out)
 
 
 def test_adversarial_takes_the_runner_options_only():
