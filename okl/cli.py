@@ -22,6 +22,7 @@ from okl.experiments.args import KERNELS, SYNTHETIC
 from okl.experiments.args import add_data_arguments as _add_data_arguments
 from okl.experiments.args import assignments as _assignments
 from okl.experiments.args import dataset_names as _dataset_names
+from okl.experiments.args import jobs as _jobs
 from okl.experiments.args import positive_int as _positive_int
 from okl.experiments.args import stream as _stream
 
@@ -74,7 +75,8 @@ def _parser():
     swp.add_argument("--permutations", type=_positive_int, default=1,
                      help="random orders of the stream per configuration (default 1)")
     _add_data_arguments(swp)
-    swp.add_argument("--jobs", type=int, default=1, help="local worker processes (joblib)")
+    swp.add_argument("--jobs", type=_jobs, default=1,
+                     help="local worker processes (joblib; -1: every core; default 1)")
     swp.add_argument("--dask", metavar="ADDRESS",
                      help="run on the Dask cluster at this scheduler address (tcp://host:port)")
     swp.add_argument("--out", default="okl-sweep",
@@ -103,8 +105,9 @@ def _parser():
     bnd.set_defaults(rounds=1000)        # comparators in hindsight cost O(T^3)
     bnd.add_argument("--U", help="comma-separated comparator radii (default 1,2,4,8)")
     bnd.add_argument("--prefix", type=int, help="keep only the first N rounds of the stream")
-    bnd.add_argument("--max-rounds", dest="max_rounds", type=int, default=3000,
-                     help="refuse longer streams (the comparators are cubic in T)")
+    bnd.add_argument("--max-rounds", dest="max_rounds", type=_positive_int, default=3000,
+                     help="refuse longer streams (the comparators are cubic in T; "
+                          "default 3000)")
     bnd.add_argument("--delta", type=float, default=None,
                      help="confidence of the high-probability budget bounds (default 0.05)")
     bnd.add_argument("--json", help="write the report (rows and curves) to this JSON file")
@@ -133,8 +136,9 @@ def _parser():
     rep.add_argument("--rounds", type=_positive_int, dest="n_rounds",
                      help="rounds per permutation, drawn uniformly (default: the whole "
                           "dataset)")
-    rep.add_argument("--jobs", type=int, default=1,
-                     help="local worker processes (joblib); results do not depend on it")
+    rep.add_argument("--jobs", type=_jobs, default=1,
+                     help="local worker processes (joblib; -1: every core; default 1); "
+                          "results do not depend on it")
     rep.add_argument("--dask", metavar="ADDRESS",
                      help="run on the Dask cluster at this scheduler address (tcp://host:port)")
     rep.add_argument("--resume", action="store_true",
@@ -220,6 +224,9 @@ def _run(args) -> int:
     from okl.experiments.args import learner_from_args
 
     learner = learner_from_args(args)
+    for path in (args.json, args.trace):  # as sweep/bounds/plot do, and before the run:
+        if path:                          # a missing directory failed only after it
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
     if _chunked(args.data):        # a file or a dataset: read and learned chunk by chunk
         from okl.streaming import run_file
 

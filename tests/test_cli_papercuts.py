@@ -200,3 +200,48 @@ def test_string_labels_in_a_file_get_command_line_advice(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["run", "--help"])
     assert "label in the last column" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("argv", [
+    ["sweep", "--learner", "NORMA", "--jobs", "0"],
+    ["sweep", "--learner", "NORMA", "--jobs", "two"],
+    ["reproduce", "pomdr-table2", "--quick", "--jobs", "0"],
+])
+def test_jobs_zero_is_a_usage_error_and_leaves_no_journal(argv, tmp_path, monkeypatch, capsys):
+    """``okl sweep --jobs 0`` printed joblib's ``n_jobs == 0 in Parallel has no meaning``
+    after creating okl-sweep-journal.jsonl, which then refused the next, unrelated sweep
+    ('journal ... already exists')."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --jobs: must be a nonzero integer" in err and "Parallel" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_jobs_takes_joblibs_negative_counts():
+    parser = cli._parser()
+    assert parser.parse_args(["sweep", "--learner", "NORMA", "--jobs", "-1"]).jobs == -1
+    assert parser.parse_args(["reproduce", "x", "--jobs", "2"]).jobs == 2
+
+
+def test_bounds_max_rounds_zero_is_a_usage_error(capsys):
+    """``okl bounds --max-rounds 0`` silently ran with the default limit 3000."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["bounds", "--max-rounds", "0"])
+    assert exc.value.code == 2
+    assert "argument --max-rounds: must be a positive integer" in capsys.readouterr().err
+
+
+def test_run_creates_the_directories_of_json_and_trace_before_running(tmp_path, capsys):
+    """``okl run --json DIR/x.json`` with DIR missing ran the whole stream, printed the
+    result and then failed with ``[Errno 2]``; sweep, bounds and plot create their
+    output directories, and now run does too."""
+    summary, trace = tmp_path / "a" / "s.json", tmp_path / "b" / "c" / "t.npz"
+    assert cli.main(["run", "--rounds", "60", "--features", "3", "--no-progress",
+                     "--json", str(summary), "--trace", str(trace)]) == 0
+    import json
+
+    assert json.loads(summary.read_text())["n_rounds"] == 60
+    assert okl.Trace.load(trace).n_rounds == 60

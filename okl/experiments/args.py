@@ -10,7 +10,8 @@ import ast
 from pathlib import Path
 
 __all__ = ["SYNTHETIC", "KERNELS", "literal", "assignments", "stream", "add_data_arguments",
-           "kernel_from_args", "learner_from_args", "dataset_names", "positive_int"]
+           "kernel_from_args", "learner_from_args", "dataset_names", "positive_int",
+           "jobs"]
 
 SYNTHETIC = ("xor", "drifting", "switching")
 KERNELS = ("gaussian", "laplacian", "polynomial", "linear")
@@ -35,6 +36,23 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def jobs(text: str) -> int:
+    """An argparse ``type`` for ``--jobs``: joblib's worker count, a nonzero integer
+    (``-1``: every core).  ``"0"`` was joblib's ``n_jobs == 0 in Parallel has no
+    meaning`` after ``okl sweep`` had created its journal, which then refused the next
+    sweep; it is a usage error naming the option."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"must be a nonzero integer (worker processes; -1: "
+                                         f"every core), got {text!r}")
     return value
 
 
