@@ -47,14 +47,14 @@ def _parser():
                      help="an okl learner class, e.g. NORMA, POMDR, Ahpatron (default Perceptron)")
     run.add_argument("--kernel", choices=KERNELS, default="gaussian",
                      help="the learner's kernel (default gaussian)")
-    run.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width")
-    run.add_argument("--degree", type=int, default=2, help="polynomial degree")
+    run.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width (default 1)")
+    run.add_argument("--degree", type=int, default=2, help="polynomial degree (default 2)")
     run.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
                      help="a learner parameter, e.g. -p lam=0.01 -p tau=500 (repeatable)")
     _add_data_arguments(run)
     run.add_argument("--json", help="write the run summary to this JSON file")
     run.add_argument("--trace", help="save the whole trace (per-round arrays) to this .npz "
-                                     "file, for `okl plot`")
+                                     "file, for okl plot")
     run.add_argument("--chunk-rows", dest="chunk_rows", type=_positive_int, default=None,
                      help="a file or dataset is read and learned in chunks of this many "
                           "lines (default 16384): memory is one chunk, the model and the "
@@ -94,11 +94,12 @@ def _parser():
                           "on the grid, data and seed only (byte-identical across reruns)")
     bnd = sub.add_parser("bounds",
                          help="measured quantities of one run beside the theory's bounds")
-    bnd.add_argument("--learner", default="Perceptron", help="an okl learner class")
+    bnd.add_argument("--learner", default="Perceptron",
+                     help="an okl learner class (default Perceptron)")
     bnd.add_argument("--kernel", choices=KERNELS, default="gaussian",
                      help="the learner's kernel (default gaussian)")
-    bnd.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width")
-    bnd.add_argument("--degree", type=int, default=2, help="polynomial degree")
+    bnd.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width (default 1)")
+    bnd.add_argument("--degree", type=int, default=2, help="polynomial degree (default 2)")
     bnd.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
                      help="a learner parameter (repeatable)")
     _add_data_arguments(bnd)
@@ -115,7 +116,7 @@ def _parser():
                      help="save measured-against-bound curves as STEM*.png/.svg")
     plot = sub.add_parser("plot", help="figures of saved runs or of a sweep (PNG and SVG)")
     plot.add_argument("inputs", nargs="+",
-                      help="traces saved by `okl run --trace` (.npz), or one sweep CSV")
+                      help="traces saved by okl run --trace (.npz), or one sweep CSV")
     plot.add_argument("--out", default="okl-plot",
                       help="output prefix of the figures: PREFIX-mistake-rate.png/.svg, ... "
                            "(default okl-plot)")
@@ -125,7 +126,8 @@ def _parser():
     rep.add_argument("--quick", action="store_true", help="a small version, for smoke runs")
     rep.add_argument("--out", default="okl-results",
                      help="output directory (default okl-results)")
-    rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("--seed", type=int, default=0,
+                     help="seed of the permutations and learners (default 0)")
     rep.add_argument("--datasets", nargs="+", metavar="NAME",
                      help="only these of the paper's datasets (names as the paper's; "
                           "--datasets a9a magic04 or --datasets a9a,magic04)")

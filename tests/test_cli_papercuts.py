@@ -272,3 +272,20 @@ def test_quick_reproduction_with_flags_says_why(quick, text, noted, monkeypatch,
     out = capsys.readouterr().out
     assert text in out
     assert ("only full runs are comparable" in out) is noted
+
+
+@pytest.mark.parametrize("command", ["run", "sweep", "bounds", "plot", "reproduce"])
+def test_every_command_help_is_plain_and_states_defaults(command, capsys):
+    """``okl run --help`` showed reST backticks (```okl plot```) and ``--sigma``,
+    ``--degree``, ``bounds --learner`` and ``reproduce --seed`` gave no default (or no
+    help at all)."""
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "`" not in out
+    if command in ("run", "bounds"):
+        assert "width (default 1)" in out and "degree (default 2)" in out
+    if command == "bounds":
+        assert "learner class (default Perceptron)" in out
+    if command == "reproduce":
+        assert "learners (default 0)" in out
