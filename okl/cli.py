@@ -322,6 +322,10 @@ def _sweep(args) -> int:
 
     grid = {"learner": args.learner, "kernel": args.kernel.split(",")}
     grid.update(_assignments(args.param, lists=True))
+    from okl.experiments.args import check_required
+
+    for name in args.learner:      # before the data is read and the journal is made
+        check_required(sw.learner_class(name), grid)
     X, y, source = _stream(args)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -289,3 +289,21 @@ def test_every_command_help_is_plain_and_states_defaults(command, capsys):
         assert "learner class (default Perceptron)" in out
     if command == "reproduce":
         assert "learners (default 0)" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--learner", "Ahpatron", "--rounds", "50", "--no-progress"],
+    ["bounds", "--learner", "Ahpatron", "--rounds", "50"],
+    ["sweep", "--learner", "NORMA", "--learner", "Ahpatron", "--rounds", "50",
+     "--no-progress"],
+])
+def test_a_required_parameter_is_named_as_an_option(argv, tmp_path, monkeypatch, capsys):
+    """``okl run --learner Ahpatron`` (no default budget) was a TypeError traceback
+    ('missing 1 required keyword-only argument'); ``okl sweep`` added that '0 finished
+    run(s) are saved' and advised --resume."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == "okl: error: Ahpatron has no default for B: give -p B=VALUE\n"
+    assert list(tmp_path.iterdir()) == []                      # no journal either
+    assert cli.main([*argv, "-p", "B=10"]) == 0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 __all__ = ["SYNTHETIC", "KERNELS", "literal", "assignments", "stream", "add_data_arguments",
            "kernel_from_args", "learner_from_args", "dataset_names", "positive_int",
-           "jobs"]
+           "jobs", "check_required"]
 
 SYNTHETIC = ("xor", "drifting", "switching")
 KERNELS = ("gaussian", "laplacian", "polynomial", "linear")
@@ -159,7 +159,22 @@ def learner_from_args(args, names_of=None):
         warnings.warn(f"-p sigma={params['sigma']} is {cls.__name__}'s own parameter sigma, "
                       f"not the kernel's width (--sigma, now {params['kernel']})",
                       UserWarning, stacklevel=2)
+    check_required(cls, params)
     return cls(**params)
+
+
+def check_required(cls, given) -> None:
+    """A ``ValueError`` naming ``-p NAME=VALUE`` for each parameter of learner class
+    ``cls`` that has no default and is not in ``given`` (``okl run --learner Ahpatron``
+    was a ``TypeError`` traceback: ``missing 1 required keyword-only argument: 'B'``)."""
+    import inspect
+
+    missing = [p.name for p in inspect.signature(cls).parameters.values()
+               if p.default is p.empty and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+               and p.name not in given]
+    if missing:
+        raise ValueError(f"{cls.__name__} has no default for {', '.join(missing)}: give "
+                         + " ".join(f"-p {m}=VALUE" for m in missing))
 
 
 def dataset_names(values) -> list[str] | None:
