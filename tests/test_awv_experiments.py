@@ -90,6 +90,12 @@ def test_adversarial_outputs_equal_direct_computation(adversarial):
     with open(out / "awv_adversarial.csv") as fh:                  # the printed table
         table = {r["learner"]: r for r in csv.DictReader(fh)}
     assert list(table) == list(summary["runs"]) == list(ex.ADVERSARIAL_LEARNERS)
+    with open(out / "awv_adversarial_runs.csv") as fh:             # one row per game
+        games = list(csv.DictReader(fh))
+    assert [g["learner"] for g in games] == list(ex.ADVERSARIAL_LEARNERS)
+    assert [g["learner_repr"] for g in games] == [r["learner"] for r in summary["runs"].values()]
+    assert [float(g["final_regret"]) for g in games] == [
+        r["final_regret"] for r in summary["runs"].values()]
     n = summary["n"]
     assert set(summary["runs"]) == set(ex.ADVERSARIAL_LEARNERS)
     assert {"Kernel-AWV", "PKAWV M=2", "PKAWV M=3", "PKAWV M=4", "FOGD",

@@ -288,9 +288,9 @@ def adversarial_run(X, y, *, name, index, seed, n, d, n_starts, n_candidates, ti
     bound = None if bound is None else {k: (float(v) if isinstance(v, (float, np.floating))
                                             else v) for k, v in bound.items()}
     row = {"final_regret": float(regret[-1]), "regret": regret.tolist(),
-           "comparator_norm2": float(comp.norm2), "bound": bound, "learner": repr(learner),
-           "extras": extras, "X": Xs.tolist(), "y": ys.tolist(),
-           "predictions": preds.tolist()}
+           "comparator_norm2": float(comp.norm2), "bound": bound,
+           "learner_repr": repr(learner), "extras": extras, "X": Xs.tolist(),
+           "y": ys.tolist(), "predictions": preds.tolist()}
     if timing:
         row["adversary_seconds"] = float(seconds)
     return row
@@ -391,7 +391,7 @@ class Adversarial(rn.Reproduction):
                        in_paper=name not in NOT_IN_PAPER, bound_name=b.get("name"),
                        bound_value=b.get("value"), within_bound=_holds(res), mu=b.get("mu"),
                        comparator_norm2=res["comparator_norm2"], extras=res["extras"],
-                       learner_repr=res["learner"])
+                       learner_repr=res["learner_repr"])
             for key in ("eta_ok", "comparator_in_C"):
                 if key in b:
                     row[key] = b[key]
@@ -462,7 +462,7 @@ def awv_adversarial(out_dir, quick=False, seed=0, learners=None, *, n_jobs=1, sc
                       "comparator_norm2": res["comparator_norm2"], "bound": res["bound"]}
         if "adversary_seconds" in res:
             runs[name]["adversary_seconds"] = res["adversary_seconds"]
-        runs[name].update(learner=res["learner"], in_paper=name not in NOT_IN_PAPER,
+        runs[name].update(learner=res["learner_repr"], in_paper=name not in NOT_IN_PAPER,
                           extras=res["extras"])
     summary = rn._json_safe({
         **summary, "experiment": "awv-adversarial", "n": n, "d": ADVERSARIAL_D,
