@@ -259,11 +259,11 @@ def avp_theorem3_bound(L, drift, lam_mistakes, lam_margin, eps_margin):
         With a constant :math:`\lambda` it telescopes to at most
         :math:`\|f\|^2/(2\lambda)` (:math:`f_1 = 0`; :math:`\delta_t = 0` on
         rounds without update).
-    lam_mistakes : array_like, shape (|M'_T|,)
+    lam_mistakes : array_like, shape ``(|M'_T|,)``
         :math:`\lambda_t` on the rounds of :math:`M'_T` (may be empty).
-    lam_margin : array_like, shape (|N_T|,)
+    lam_margin : array_like, shape ``(|N_T|,)``
         :math:`\lambda_t` on the rounds of :math:`N_T` (may be empty).
-    eps_margin : array_like, shape (|N_T|,)
+    eps_margin : array_like, shape ``(|N_T|,)``
         :math:`\varepsilon_t` on the rounds of :math:`N_T`.
 
     Returns
@@ -433,9 +433,9 @@ def avp_corollary2_delta(lam_margin, eps_margin):
 
     Parameters
     ----------
-    lam_margin : array_like, shape (|N_T|,)
+    lam_margin : array_like, shape ``(|N_T|,)``
         :math:`\lambda_t > 0` on the rounds of :math:`N_T` (may be empty).
-    eps_margin : array_like, shape (|N_T|,)
+    eps_margin : array_like, shape ``(|N_T|,)``
         :math:`\varepsilon_t \in (\lambda_t/2, 1)` on the same rounds.
 
     Returns
@@ -844,7 +844,7 @@ def ahpatron_zeta(distances, U):
 
     Parameters
     ----------
-    distances : array_like, shape (|J|,)
+    distances : array_like, shape ``(|J|,)``
         :math:`\|f_t - \bar f_t\|_{\mathcal H} \ge 0` at each removal round
         (may be empty).
     U : float
