@@ -275,6 +275,10 @@ def _plot(args) -> int:
         with open(args.inputs[0], newline="") as fh:
             rows = list(csv.DictReader(fh))
         need = {"final_budget", "seconds", "learner"}
+        if rows and need - {"seconds"} <= set(rows[0]) and "seconds" not in rows[0]:
+            raise ValueError(f"{args.inputs[0]} has no seconds column (a sweep run with "
+                             f"--no-timing): okl plot draws seconds against the budget; "
+                             f"rerun the sweep without --no-timing")
         if not rows or not need <= set(rows[0]):
             raise ValueError(f"{args.inputs[0]} is not a sweep CSV (columns {sorted(need)} "
                              f"needed)")

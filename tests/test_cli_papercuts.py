@@ -307,3 +307,17 @@ def test_a_required_parameter_is_named_as_an_option(argv, tmp_path, monkeypatch,
     assert err == "okl: error: Ahpatron has no default for B: give -p B=VALUE\n"
     assert list(tmp_path.iterdir()) == []                      # no journal either
     assert cli.main([*argv, "-p", "B=10"]) == 0
+
+
+def test_plot_of_a_no_timing_sweep_says_what_is_missing(tmp_path, capsys):
+    """``okl plot`` of a ``okl sweep --no-timing`` CSV said 'is not a sweep CSV'."""
+    out = tmp_path / "nt"
+    assert cli.main(["sweep", "--learner", "NORMA", "--rounds", "40", "--features", "2",
+                     "--no-progress", "--no-timing", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert cli.main(["plot", f"{out}.csv", "--out", str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err
+    assert "no seconds column" in err and "--no-timing" in err and "not a sweep" not in err
+    summary = f"{out}-summary.csv"            # still: a CSV that is no sweep's rows
+    assert cli.main(["plot", summary]) == 2
+    assert "is not a sweep CSV" in capsys.readouterr().err
