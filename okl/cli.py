@@ -436,6 +436,12 @@ def _main(args) -> int:
         # bad arguments or data; a dataset that is not in $OKL_DATA; a failed download
         print(f"okl: error: {_error_text(exc, args)}", file=sys.stderr)
         return 2
+    except OSError as exc:               # distributed's 'Timed out trying to connect to ...'
+        if not getattr(args, "dask", None):
+            raise
+        notes = "".join(f"; {n.removeprefix('okl: ')}" for n in getattr(exc, "__notes__", ()))
+        print(f"okl: error: --dask {args.dask}: {exc}{notes}", file=sys.stderr)
+        return 2
     return 1
 
 

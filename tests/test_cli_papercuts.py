@@ -321,3 +321,29 @@ def test_plot_of_a_no_timing_sweep_says_what_is_missing(tmp_path, capsys):
     summary = f"{out}-summary.csv"            # still: a CSV that is no sweep's rows
     assert cli.main(["plot", summary]) == 2
     assert "is not a sweep CSV" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["sweep", "reproduce"])
+def test_an_unreachable_dask_scheduler_is_one_line(command, tmp_path, monkeypatch, capsys):
+    """``okl sweep --dask tcp://host:port`` with no scheduler there ended in a
+    distributed OSError traceback ('Timed out trying to connect ... after 30 s')."""
+    from okl import experiments
+    from okl.experiments import sweep as sw
+
+    def unreachable(*args, **kwargs):
+        raise OSError("Timed out trying to connect to tcp://127.0.0.1:1 after 30 s")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sw, "_on_dask", unreachable)
+    monkeypatch.setattr(experiments, "run", unreachable)
+    argv = (["sweep", "--learner", "NORMA", "--rounds", "30", "--no-progress"]
+            if command == "sweep" else ["reproduce", "pomdr-table2", "--quick"])
+    assert cli.main([*argv, "--dask", "tcp://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("okl: error: --dask tcp://127.0.0.1:1: Timed out trying to connect")
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    if command == "sweep":
+        assert "--resume to continue" in err
+    else:                                      # without --dask an OSError is not hidden
+        with pytest.raises(OSError, match="Timed out"):
+            cli.main(argv)
