@@ -71,4 +71,10 @@ def kernel_alignment(K, y):
     K = v.kernel_matrix(K)
     y = v.labels(y, K.shape[0], binary=True)
     T = K.shape[0]
-    return float(np.trace(K) - (y @ K @ y) / T)
+    a = float(np.trace(K) - (y @ K @ y) / T)
+    # round-off of y^T K y (T^2 terms, divided by T) can take an A_T of about 0 just below
+    # it (-4.4e-16 at T = 3); within that error it is returned as 0, which the bounds taking
+    # A_T >= 0 accept.  A larger negative value (K not PSD) is returned as computed.
+    if 0.0 > a >= -4.0 * T * np.finfo(float).eps * float(np.max(np.abs(K), initial=0.0)):
+        return 0.0
+    return a
