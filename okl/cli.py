@@ -204,8 +204,9 @@ def _reproduce(args) -> int:
             text = experiments.summary_text(summary)
             if text:
                 print(text)
-            shown = f"{text or ''}\n{summary.get('text') or ''}"  # paper tables: 'text'
-            if args.quick and "FLAG" in shown:     # docs/experiments.rst says so too
+            flagged = any(isinstance(r, dict) and r.get("agrees") is False
+                          for r in summary.get("rows") or ())   # a paper table's FLAG rows
+            if args.quick and flagged:             # docs/experiments.rst says so too
                 print("(--quick shortens the runs: rows that a full run matches can FLAG; "
                       "only full runs are comparable with the paper)")
             print(f"{name}: {time.perf_counter() - start:.1f} s; wrote "
