@@ -466,6 +466,27 @@ cdef class BATBooksCore(Learner):
             return True
         return False
 
+    cdef void end_round(self, int I, int J, int rows, long long kev, signed char rho,
+                        double eta, double q) noexcept nogil:
+        """A round's bookkeeping (counts, the record) and the exploitation draw of the next
+        round, ``I_{t+1} ~ p_{t+1}`` (both variants)."""
+        self.n_exploit[I] += 1
+        self.n_explore[J] += 1
+        self.rows_total += rows
+        self.kev_total += kev
+        if kev > self.max_kev:
+            self.max_kev = kev
+        if self.rec_n < self.rec_cap:
+            self.rec_I[self.rec_n] = I
+            self.rec_J[self.rec_n] = J
+            self.rec_rows[self.rec_n] = rows
+            self.rec_rho[self.rec_n] = rho
+            self.rec_kev[self.rec_n] = kev
+            self.rec_eta[self.rec_n] = eta
+            self.rec_q[self.rec_n] = q
+            self.rec_n += 1
+        self.I_next = self.osmd.sample(self.uniform())
+
     cdef void r_round(self, const Row* x, double y, double f) noexcept nogil:
         """One round of ``BATBooks.R`` (hinge) / ``BATBooks-r.R`` (absolute) literally."""
         cdef int I = self.I_next, J, K = self.K, k, i, rows, npass, ps
@@ -551,22 +572,7 @@ cdef class BATBooksCore(Learner):
             self.osmd.p[k] = self.pbar[k] / s
             self.osmd.logp[k] = log(self.osmd.p[k])
         self.osmd.t += 1
-        self.n_exploit[I] += 1
-        self.n_explore[J] += 1
-        self.rows_total += rows
-        self.kev_total += kev
-        if kev > self.max_kev:
-            self.max_kev = kev
-        if self.rec_n < self.rec_cap:
-            self.rec_I[self.rec_n] = I
-            self.rec_J[self.rec_n] = J
-            self.rec_rows[self.rec_n] = rows
-            self.rec_rho[self.rec_n] = rho
-            self.rec_kev[self.rec_n] = kev
-            self.rec_eta[self.rec_n] = eta0
-            self.rec_q[self.rec_n] = q
-            self.rec_n += 1
-        self.I_next = self.osmd.sample(self.uniform())
+        self.end_round(I, J, rows, kev, rho, eta0, q)
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef int I = self.I_next, J, K = self.K, k, rows
@@ -655,24 +661,7 @@ cdef class BATBooksCore(Learner):
                     rho = RHO_ADDED
             else:
                 rho = RHO_ZERO
-        # bookkeeping
-        self.n_exploit[I] += 1
-        self.n_explore[J] += 1
-        self.rows_total += rows
-        self.kev_total += kev
-        if kev > self.max_kev:
-            self.max_kev = kev
-        if self.rec_n < self.rec_cap:
-            self.rec_I[self.rec_n] = I
-            self.rec_J[self.rec_n] = J
-            self.rec_rows[self.rec_n] = rows
-            self.rec_rho[self.rec_n] = rho
-            self.rec_kev[self.rec_n] = kev
-            self.rec_eta[self.rec_n] = eta
-            self.rec_q[self.rec_n] = q
-            self.rec_n += 1
-        # exploitation of the next round: I_{t+1} ~ p_{t+1}
-        self.I_next = self.osmd.sample(self.uniform())
+        self.end_round(I, J, rows, kev, rho, eta, q)
 
     # -- inspection --------------------------------------------------------------------
 
