@@ -466,6 +466,24 @@ cdef class BATBooksCore(Learner):
             return True
         return False
 
+    cdef int explore(self, const Row* x, int I, double f, double* fJ, int* rows,
+                     long long* kev) noexcept nogil:
+        """The exploration draw ``J_t ~ uniform([K])`` and its score ``fJ`` (the second
+        kernel row only when ``J_t != I_t``; ``f`` is ``I_t``'s), with the round's kernel
+        rows and evaluations so far (both variants).  Returns ``J_t``."""
+        cdef int J = <int> (self.uniform() * self.K)
+        if J >= self.K:
+            J = self.K - 1
+        kev[0] = self.n[I]
+        if J == I:
+            rows[0] = 1
+            fJ[0] = f
+        else:
+            rows[0] = 2
+            kev[0] += self.n[J]
+            fJ[0] = self._eval(J, x)
+        return J
+
     cdef void end_round(self, int I, int J, int rows, long long kev, signed char rho,
                         double eta, double q) noexcept nogil:
         """A round's bookkeeping (counts, the record) and the exploitation draw of the next
@@ -495,17 +513,7 @@ cdef class BATBooksCore(Learner):
         cdef double q = -1.0
         cdef signed char rho = RHO_NO_GRADIENT
         cdef bint hinge = self.loss_kind == LOSS_HINGE, draw
-        J = <int> (self.uniform() * K)
-        if J >= K:
-            J = K - 1
-        kev = self.n[I]
-        if J == I:
-            rows = 1
-            fJ = f
-        else:
-            rows = 2
-            kev += self.n[J]
-            fJ = self._eval(J, x)
+        J = self.explore(x, I, f, &fJ, &rows, &kev)
         eta0 = self.osmd.eta
         for k in range(K):
             self.pbar[k] = self.osmd.p[k]                   # barpt <- p
@@ -582,19 +590,7 @@ cdef class BATBooksCore(Learner):
         if self.r_code:
             self.r_round(x, y, f)
             return
-        # exploration J_t ~ uniform([K])
-        J = <int> (self.uniform() * K)
-        if J >= K:
-            J = K - 1
-        # the second kernel row, only when J_t != I_t
-        kev = self.n[I]
-        if J == I:
-            rows = 1
-            fJ = f
-        else:
-            rows = 2
-            kev += self.n[J]
-            fJ = self._eval(J, x)
+        J = self.explore(x, I, f, &fJ, &rows, &kev)
         # criteria c_{t,i} = l(f_{t,i}(x_t), y_t) / ell_m of the two observed kernels
         lI = self.loss(y, f)
         lJ = lI if J == I else self.loss(y, fJ)
