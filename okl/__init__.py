@@ -7,24 +7,14 @@
 
 Names are imported on first use (PEP 562): ``import okl`` loads nothing else, so
 that ``okl --help`` and subcommands that need no learner start without NumPy, SciPy
-and the typed cores; ``okl.Perceptron`` then imports ``okl.learners``.  A learner
-exported by ``okl.learners`` is exported here by adding its name to ``__all__``
-below (it is looked up in ``okl.learners``); anything else needs an entry in
-``_LAZY``.
+and the typed cores.  The learners are those of the learner registry
+(:mod:`okl.registry`): ``okl.Perceptron`` (or ``okl.__all__``) imports
+``okl.learners``, whose modules declare them.  The other names are listed in
+``_LAZY`` below.
 """
 from importlib import import_module
 
 __version__ = "0.1.0"
-
-__all__ = [
-    "Kernel", "Gaussian", "Polynomial", "Linear", "Laplacian",
-    "SupportSet", "GramInverse", "GramCholesky", "kernel_matrix", "regularized_projection",
-    "datasets",
-    "OnlineLearner", "Perceptron", "KernelOGD", "NORMA", "ALMA", "AVP", "Ahpatron", "Forgetron", "RBP", "BOGD", "BOGDPP", "Projectron", "ProjectronPP", "KernelAWV", "PKAWV", "FOGD", "NOGD", "Hedge", "MSMW", "OSMD", "ExpertsTrace", "POMD", "POMDR", "OnlineToBatch", "LKMBooks", "PFMBooks", "BATBooks", "OMKC", "MemoryBudget", "TimeBudget", "Trace",
-]
-__all__ += ["OKS", "BOKS", "ISKA", "BOMKR", "BOMKRV"]
-__all__ += ["SketchedKONS", "ProsNKONS"]
-__all__ += ["SkeGD", "BAO2KS"]
 
 #: exported names that do not come from okl.learners: name -> module
 _LAZY = {
@@ -33,23 +23,37 @@ _LAZY = {
     "Kernel": "okl.kernels", "Gaussian": "okl.kernels", "Laplacian": "okl.kernels",
     "Linear": "okl.kernels", "Polynomial": "okl.kernels",
     "Trace": "okl.trace",
+    "check_learner": "okl.testing",
 }
 _SUBMODULES = frozenset({"datasets", "learners", "experiments", "sklearn", "plotting",
-                         "kernels", "trace", "cli", "streaming"})
+                         "kernels", "trace", "cli", "streaming", "registry", "testing"})
+_FIRST = ["Kernel", "Gaussian", "Polynomial", "Linear", "Laplacian",
+          "SupportSet", "GramInverse", "GramCholesky", "kernel_matrix", "regularized_projection",
+          "datasets", "Trace", "check_learner"]
+
+
+def _all():
+    learners = import_module("okl.learners")
+    return _FIRST + list(learners.__all__)
 
 
 def __getattr__(name):
-    if name in _LAZY:
+    if name == "__all__":
+        value = _all()
+    elif name in _LAZY:
         value = getattr(import_module(_LAZY[name]), name)
     elif name in _SUBMODULES:
         value = import_module(f"okl.{name}")
-    elif name in __all__:
-        value = getattr(import_module("okl.learners"), name)
-    else:
+    elif name.startswith("_"):
         raise AttributeError(f"module 'okl' has no attribute {name!r}")
+    else:
+        learners = import_module("okl.learners")
+        if name not in learners.__all__:
+            raise AttributeError(f"module 'okl' has no attribute {name!r}")
+        value = getattr(learners, name)
     globals()[name] = value          # later lookups are plain module attributes
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(_all()))

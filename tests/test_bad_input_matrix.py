@@ -1,4 +1,4 @@
-"""The bad-input matrix: every learner of ``okl.learners.__all__`` x every entry point x
+"""The bad-input matrix: every learner of the learner registry x every entry point x
 every kind of bad input gets a ``ValueError`` naming the problem, and nothing changes.
 
 "Nothing changes" is checked on the pickled learner (its whole state: rounds, support
@@ -6,15 +6,14 @@ set, typed buffers, random generator, per-run records): the bytes before and aft
 refused call are equal, on a fresh learner (the first call must not even fix ``d``)
 and on one that has learned 40 rounds.
 
-Learners join by themselves: every ``OnlineLearner`` class exported by
-``okl.learners`` is covered, by the configured instances of ``conftest.LEARNERS`` and,
-for a class none of them builds, by an instance with default parameters (and ``T`` for
-a learner with a horizon).  A new learner that cannot be built so fails
-``test_every_exported_learner_is_covered`` until it is added to ``conftest.LEARNERS``.
+Learners join by themselves: every learner of the learner registry is covered, by the
+examples it declares (``conftest.LEARNERS``) and, for a class that declares none, by an
+instance with default parameters (and ``T`` for a learner with a horizon).  A new
+learner that cannot be built so fails ``test_every_exported_learner_is_covered`` until
+it declares an example.
 docs/bad_input.rst lists what each bad input gets.
 """
 import inspect
-import pickle
 
 import numpy as np
 import pytest
@@ -23,7 +22,7 @@ import scipy.sparse as sp
 import okl
 import okl.learners
 from conftest import LEARNERS, xor_stream
-from okl.learners.base import HorizonLearner, OnlineLearner
+from okl.learners.base import HorizonLearner
 
 D = 3          # width of the streams
 WARM = 40      # rounds learned before the mid-stream checks
@@ -33,16 +32,9 @@ WARM = 40      # rounds learned before the mid-stream checks
 # the learners
 # ----------------------------------------------------------------------------
 
-def _exported(base):
-    out = []
-    for name in okl.learners.__all__:
-        obj = getattr(okl.learners, name)
-        if inspect.isclass(obj) and issubclass(obj, base) and obj is not base:
-            out.append(obj)
-    return out
-
-
-LEARNER_CLASSES = _exported(OnlineLearner)
+#: every learner okl ships: the learner registry
+LEARNER_CLASSES = [entry.cls for entry in okl.registry.entries().values()
+                   if entry.cls.__module__.startswith("okl.")]
 
 
 def _default_factory(cls):
@@ -106,160 +98,19 @@ def _labels(learner, X, y):
     return y if learner.is_classifier else X[:, 0] - 0.3 * X[:, 1]
 
 
-# (name, X transform, y transform, message, applies to): X and y of 20 good rounds
-BAD_BATCHES = [
-    ("NaN in X", lambda X: _with(X, np.nan), None, "NaN or infinity", "all"),
-    ("inf in X", lambda X: _with(X, np.inf), None, "NaN or infinity", "all"),
-    ("-inf in X", lambda X: _with(X, -np.inf, at=13), None, "NaN or infinity", "all"),
-    ("NaN in CSR X", lambda X: sp.csr_matrix(_with(X, np.nan)), None, "NaN or infinity",
-     "all"),
-    ("inf in CSR X", lambda X: sp.csr_array(_with(X, np.inf)), None, "NaN or infinity",
-     "all"),
-    ("wrong width", lambda X: np.c_[X, X[:, :1]], None, "features", "warm"),
-    ("wrong width CSR", lambda X: sp.csr_matrix(X[:, :2]), None, "features", "warm"),
-    ("3-D array", lambda X: X.reshape(len(X), D, 1), None, "2-D", "all"),
-    ("1-D array", lambda X: X[0], None, "2-D", "all"),
-    ("strings", lambda X: X.astype(str), None, "numeric", "all"),
-    ("objects", lambda X: np.array([[object()] * D] * len(X)), None, "numeric", "all"),
-    ("ragged list", lambda X: [list(r) for r in X[:3]] + [[1.0]], None, "2-D|numeric",
-     "all"),
-    ("empty batch", lambda X: X[:0], None, "empty", "all"),
-    ("empty CSR batch", lambda X: sp.csr_matrix(X[:0]), None, "empty", "all"),
-    ("no features", lambda X: X[:, :0], None, "no features", "fresh"),
-    ("complex", lambda X: X.astype(complex), None, "numeric", "all"),
-    ("label 0", None, lambda y: np.where(np.arange(len(y)) == 5, 0.0, y), "-1 or \\+1",
-     "classifier"),
-    ("label 2", None, lambda y: np.where(np.arange(len(y)) == 5, 2.0, y), "-1 or \\+1",
-     "classifier"),
-    ("label NaN", None, lambda y: np.where(np.arange(len(y)) == 5, np.nan, y),
-     "NaN or infinity", "labels"),
-    ("label inf", None, lambda y: np.where(np.arange(len(y)) == 5, np.inf, y),
-     "NaN or infinity", "labels"),
-    ("string labels", None, lambda y: y.astype(str), "numeric", "labels"),
-    ("2-D labels", None, lambda y: y.reshape(-1, 1), "1-D", "labels"),
-    ("too few labels", None, lambda y: y[:-1], "labels for", "labels"),
-    ("too many labels", None, lambda y: np.r_[y, y[:1]], "labels for", "labels"),
-]
-
-# (name, x transform of one good row, y transform of its label, message, applies to)
-BAD_ROWS = [
-    ("NaN in x", lambda x: _with(x, np.nan, at=1), None, "NaN or infinity", "all"),
-    ("inf in x", lambda x: _with(x, np.inf, at=0), None, "NaN or infinity", "all"),
-    ("NaN in a list", lambda x: [float(x[0]), float("nan"), float(x[2])], None,
-     "NaN or infinity", "all"),
-    ("NaN in a CSR row", lambda x: sp.csr_matrix(_with(x, np.nan, at=2).reshape(1, -1)),
-     None, "NaN or infinity", "all"),
-    ("inf in a (1, d) row", lambda x: _with(x, -np.inf, at=2).reshape(1, -1), None,
-     "NaN or infinity", "all"),
-    ("wrong width", lambda x: np.r_[x, 1.0], None, "features", "warm"),
-    ("wrong width CSR", lambda x: sp.csr_matrix(x[:2].reshape(1, -1)), None, "features",
-     "warm"),
-    ("two rows", lambda x: np.vstack([x, x]), None, "single example", "all"),
-    ("3-D", lambda x: x.reshape(1, D, 1), None, "2-D", "all"),
-    ("strings", lambda x: x.astype(str), None, "numeric", "all"),
-    ("empty row", lambda x: x[:0], None, "no features", "all"),
-    ("label 0", None, lambda y: 0.0, "-1 or \\+1", "classifier"),
-    ("label 2", None, lambda y: 2, "-1 or \\+1", "classifier"),
-    ("label NaN", None, lambda y: float("nan"), "NaN or infinity", "labels"),
-    ("label inf", None, lambda y: np.float64(np.inf), "NaN or infinity", "labels"),
-    ("string label", None, lambda y: "1", "numeric", "labels"),
-    ("two labels", None, lambda y: [y, y], "labels for", "labels"),
-]
+# The bad batches and rows, the entry points and the "state unchanged" check are okl's
+# contract (okl.testing.BAD_BATCHES / BAD_ROWS, rule "bad input"), run over every
+# learner's examples by tests/test_contract.py.
+from okl.testing import BAD_BATCHES, _refused  # noqa: E402
+from okl.testing import state_bytes as _state  # noqa: E402
 
 
-def _applies(kind, learner, warm, has_labels):
-    if kind == "warm":
-        return warm
-    if kind == "fresh":
-        return not warm
-    if kind == "classifier":
-        return learner.is_classifier and has_labels
-    if kind == "labels":
-        return has_labels
-    return True
-
-
-def _state(obj):
-    return pickle.dumps(obj)
-
-
-def _refused(call, message, before, obj, problems, what):
-    try:
-        call()
-    except ValueError as exc:
-        import re
-
-        if not re.search(message, str(exc)):
-            problems.append(f"{what}: ValueError {str(exc)!r} does not match {message!r}")
-    except Exception as exc:  # noqa: BLE001 - any other exception is a failure
-        problems.append(f"{what}: {type(exc).__name__}: {exc} (a ValueError was expected)")
-        return
-    else:
-        problems.append(f"{what}: accepted (a ValueError matching {message!r} was expected)")
-    if _state(obj) != before:
-        problems.append(f"{what}: the state changed")
-
-
-# ----------------------------------------------------------------------------
-# the matrix
-# ----------------------------------------------------------------------------
-
-@pytest.mark.parametrize("make", CASES, ids=_case_id)
-def test_bad_input_matrix(make):
-    X, y = _stream()
-    problems = []
-    for warm in (False, True):
-        learner = make()
-        yy = _labels(learner, X, y)
-        if warm:
-            learner.run(X[:WARM], yy[:WARM])
-        Xb, yb = X[WARM:], yy[WARM:]
-        before = _state(learner)
-        tag = "warm" if warm else "fresh"
-        batch_entries = {
-            "run": lambda A, b: learner.run(A, b),
-            "partial_fit": lambda A, b: learner.partial_fit(A, b),
-            "decision_function": lambda A, b: learner.decision_function(A),
-            "predict": lambda A, b: learner.predict(A),
-        }
-        for name, fx, fy, message, kind in BAD_BATCHES:
-            for entry, call in batch_entries.items():
-                has_labels = entry in ("run", "partial_fit")
-                if fx is None and not has_labels:
-                    continue
-                if not _applies(kind, learner, warm, has_labels):
-                    continue
-                A = Xb if fx is None else fx(Xb)
-                b = yb if fy is None else fy(yb)
-                _refused(lambda: call(A, b), message, before, learner, problems,
-                         f"{tag} {entry}, {name}")
-        row_entries = {
-            "learn_one": lambda a, b: learner.learn_one(a, b),
-            "predict_one": lambda a, b: learner.predict_one(a),
-        }
-        x0, y0 = Xb[0], yb[0]
-        for name, fx, fy, message, kind in BAD_ROWS:
-            for entry, call in row_entries.items():
-                has_labels = entry == "learn_one"
-                if fx is None and not has_labels:
-                    continue
-                if not _applies(kind, learner, warm, has_labels):
-                    continue
-                a = x0 if fx is None else fx(x0)
-                b = y0 if fy is None else fy(y0)
-                _refused(lambda: call(a, b), message, before, learner, problems,
-                         f"{tag} {entry}, {name}")
-        assert not problems, "\n".join(problems)
-        # after all that, the learner still learns and matches a clean copy
-        clean = make()
-        if warm:
-            clean.run(X[:WARM], yy[:WARM])
-        if learner.needs_labels:
-            learner.learn_one(x0, y0)
-            clean.learn_one(x0, y0)
-            assert learner.n_rounds == clean.n_rounds
-            np.testing.assert_array_equal(learner.decision_function(X),
-                                          clean.decision_function(X))
+@pytest.mark.parametrize("make", [m for m in CASES if not hasattr(m, "entry")],
+                         ids=_case_id)
+def test_bad_input_matrix_of_default_instances(make):
+    """A learner class that declares no example is checked with default parameters."""
+    problems = okl.testing.bad_input_problems(make)
+    assert not problems, "\n".join(problems)
 
 
 def test_the_matrix_checks_can_fail():
@@ -333,7 +184,9 @@ def test_sklearn_estimator_bad_input(make):
 def _experts():
     from okl.learners.experts import _ExpertsLearner
 
-    return _exported(_ExpertsLearner)
+    return [getattr(okl.learners, name) for name in okl.learners.__all__
+            if inspect.isclass(getattr(okl.learners, name))
+            and issubclass(getattr(okl.learners, name), _ExpertsLearner)]
 
 
 def _expert(cls):

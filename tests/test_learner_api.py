@@ -1,12 +1,16 @@
-"""The shared learner API: validation, interactive use, pickling, seeds, Trace."""
+"""The shared learner API: validation, interactive use, pickling, seeds, Trace.
+
+What every learner must keep (bad input refused with its state unchanged; run, chunked
+partial_fit and learn_one equal; pickling mid-stream; seeds; threads) is okl's contract,
+checked over every learner by tests/test_contract.py (okl.testing.check_learner); this
+file keeps the API's single cases."""
 import pickle
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 import okl
-from conftest import LEARNERS, xor_stream
+from conftest import xor_stream
 
 
 def labels_for(learner, X, y):
@@ -17,81 +21,6 @@ def fingerprint(learner):
     s = learner.support_set
     return (learner.n_rounds, learner.n_features,
             None if s is None else (s.vectors.tobytes(), s.coefficients.tobytes()))
-
-
-@pytest.mark.parametrize("make", LEARNERS)
-def test_pickle_resumes_with_identical_continuation(make):
-    X, y = xor_stream(600, 3, seed=2)
-    learner = make()
-    y = labels_for(learner, X, y)
-    full = make().run(X, y)
-    first = learner.run(X[:250], y[:250])
-    clone = pickle.loads(pickle.dumps(learner))
-    assert repr(clone) == repr(learner)
-    rest = clone.run(X[250:], y[250:])
-    np.testing.assert_array_equal(np.r_[first.scores, rest.scores], full.scores)
-    np.testing.assert_array_equal(np.r_[first.budget, rest.budget], full.budget)
-    # the original is untouched by its clone
-    assert learner.n_rounds == 250
-
-
-@pytest.mark.parametrize("make", LEARNERS)
-def test_learn_one_and_predict_one_equal_run(make):
-    X, y = xor_stream(150, 3, seed=9)
-    a, b = make(), make()
-    y = labels_for(a, X, y)
-    tr = a.run(X, y)
-    for t in range(len(y)):
-        f = b.decision_function(X[t:t + 1])[0]
-        assert f == tr.scores[t]
-        expected = (1.0 if f >= 0 else -1.0) if b.is_classifier else f
-        assert b.predict_one(X[t]) == expected
-        b.learn_one(X[t], y[t])
-    assert fingerprint(a) == fingerprint(b)
-    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
-    np.testing.assert_array_equal(a.predict(X[:5]), b.predict(X[:5]))
-
-
-@pytest.mark.parametrize("make", LEARNERS)
-def test_partial_fit_is_a_continuation(make):
-    X, y = xor_stream(300, 3, seed=4)
-    a, b = make(), make()
-    y = labels_for(a, X, y)
-    a.run(X, y)
-    for chunk in np.array_split(np.arange(300), 7):
-        assert b.partial_fit(X[chunk], y[chunk]) is b
-    assert fingerprint(a) == fingerprint(b)
-
-
-BAD_INPUTS = [
-    (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y), "NaN"),
-    (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X), y), "infinity"),
-    (lambda X, y: (X[:, :2], y), "features"),
-    (lambda X, y: (X[0], y[:1]), "2-D"),
-    (lambda X, y: (X[:0], y[:0]), "empty"),
-    (lambda X, y: (X, y[:-1]), "labels for"),
-    (lambda X, y: (X, np.where(np.arange(len(y)) == 3, np.nan, y)), "NaN"),
-    (lambda X, y: (X.astype(str), y), "numeric"),
-    (lambda X, y: (sp.csr_matrix(np.where(np.arange(X.size).reshape(X.shape) == 4, np.nan, X)),
-                   y), "NaN"),
-    (lambda X, y: (X, y.reshape(-1, 1)), "1-D"),
-]
-
-
-@pytest.mark.parametrize("make", LEARNERS)
-@pytest.mark.parametrize("corrupt,message", BAD_INPUTS)
-def test_bad_input_raises_and_keeps_state(make, corrupt, message):
-    X, y = xor_stream(100, 3, seed=1)
-    learner = make()
-    y = labels_for(learner, X, y)
-    learner.run(X[:50], y[:50])
-    before = fingerprint(learner)
-    scores_before = learner.decision_function(X)
-    bad_X, bad_y = corrupt(X[50:], y[50:])
-    with pytest.raises(ValueError, match=message):
-        learner.run(bad_X, bad_y)
-    assert fingerprint(learner) == before
-    np.testing.assert_array_equal(learner.decision_function(X), scores_before)
 
 
 @pytest.mark.parametrize("y_bad", [[0, 1, 1], [1, 2, -1], [0.5, 1, -1]])

@@ -48,6 +48,7 @@ SKLEARN_CASES = [make for make in LEARNERS
                       eta=0.5, lam=0.01),
     lambda: okl.BOMKRV(kernels=[okl.Gaussian(3.0), okl.Gaussian(6.0)], B=200, T=1000,
                        eta=0.5, lam=0.01),
+    lambda: okl.NORMAReplace(kernel=okl.Gaussian(3.0), B=400, eta=0.5, lam=0.01),
 ]
 
 
@@ -58,10 +59,9 @@ def test_check_estimator(make):
 
 def test_every_learner_class_is_checked():
     checked = {type(make()) for make in SKLEARN_CASES}
-    exported = [getattr(okl, name) for name in okl.__all__]   # okl imports lazily
-    learners = {cls for cls in exported
-                if isinstance(cls, type) and issubclass(cls, okl.OnlineLearner)
-                and cls is not okl.OnlineLearner}
+    learners = {entry.cls for entry in okl.registry.entries().values()
+                if entry.cls.__module__.startswith("okl.")}
+    assert learners <= {getattr(okl, name) for name in okl.__all__}
     missing = {cls for cls in learners if not any(issubclass(c, cls) for c in checked)}
     assert not missing, sorted(c.__name__ for c in missing)
 

@@ -1,6 +1,7 @@
 """One learner shared by threads: calls are serialized, each one whole, never interleaved.
 
-The stress test runs every learner family with many threads issuing mixed calls
+The stress test (okl.testing's rule "threads", run over every learner by
+tests/test_contract.py) runs every learner family with many threads issuing mixed calls
 (``learn_one``, ``partial_fit``, ``run``, ``predict``, ``predict_one``,
 ``decision_function``) on one learner.  The learner's lock is replaced by a recording
 lock that notes, while it holds the lock, which call it admitted (the outermost
@@ -13,17 +14,14 @@ interpreter, which pytest reports as a failure too.
 import pickle
 import sys
 import threading
-import time
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 import okl
-from conftest import LEARNERS, xor_stream
-from test_bad_input_matrix import CASES, _case_id, _experts, _expert
-
-N_THREADS = 6
+from conftest import xor_stream
+from okl.testing import RecordingLock
+from test_bad_input_matrix import _experts, _expert
 
 
 @pytest.fixture(autouse=True)
@@ -34,42 +32,6 @@ def _switch_often():
     sys.setswitchinterval(1e-5)
     yield
     sys.setswitchinterval(saved)
-
-
-ROWS_PER_THREAD = 80        # 480 rounds in all: within the horizon T = 600 of conftest
-
-
-class RecordingLock:
-    """An RLock that logs the call each thread is making when it admits it."""
-
-    def __init__(self):
-        self._lock = threading.RLock()
-        self._local = threading.local()
-        self.log = []
-
-    def acquire(self, blocking=True, timeout=-1):
-        ok = self._lock.acquire(blocking, timeout)
-        if ok:
-            depth = getattr(self._local, "depth", 0)
-            if depth == 0:
-                self.log.append(getattr(self._local, "call", None))
-            self._local.depth = depth + 1
-        return ok
-
-    def release(self):
-        self._local.depth -= 1
-        self._lock.release()
-
-    def __enter__(self):
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc):
-        self.release()
-        return False
-
-    def calling(self, call_id):
-        self._local.call = call_id
 
 
 def _same_state(a, b, X, y):
@@ -90,109 +52,9 @@ def _same_state(a, b, X, y):
     return True
 
 
-def _labels(learner, X, y):
-    return y if learner.is_classifier else X[:, 0] - 0.3 * X[:, 1]
-
-
-def _plan(thread, rows, rng):
-    """A mixed sequence of calls on this thread's rows (each row learned exactly once)."""
-    ops, i = [], 0
-    while i < len(rows):
-        kind = rng.choice(["learn_one", "partial_fit", "partial_fit_csr", "run"],
-                          p=[0.4, 0.3, 0.15, 0.15])
-        n = 1 if kind == "learn_one" else int(rng.integers(2, 25))
-        ops.append((kind, rows[i:i + n]))
-        i += n
-        read = rng.choice(["predict", "decision_function", "predict_one", "none"])
-        if read != "none":
-            ops.append((read, rng.choice(rows, size=3)))
-    return ops
-
-
-def _call(learner, op, X, y, Xs):
-    kind, idx = op
-    if kind == "learn_one":
-        learner.learn_one(X[idx[0]], y[idx[0]])
-    elif kind == "partial_fit":
-        learner.partial_fit(X[idx], y[idx])
-    elif kind == "partial_fit_csr":
-        learner.partial_fit(Xs[idx], y[idx])
-    elif kind == "run":
-        return learner.run(X[idx], y[idx]).scores
-    elif kind == "predict":
-        return learner.predict(X[idx])
-    elif kind == "decision_function":
-        return learner.decision_function(X[idx])
-    elif kind == "predict_one":
-        return learner.predict_one(X[idx[0]])
-    return None
-
-
-def _stress(make, n_threads=N_THREADS, rows_per_thread=ROWS_PER_THREAD, seed=0):
-    T = n_threads * rows_per_thread
-    X, y = xor_stream(T, 3, seed=seed + 5)
-    learner = make()
-    y = _labels(learner, X, y)
-    Xs = sp.csr_matrix(X)
-    rng = np.random.default_rng(seed)
-    plans = [_plan(k, np.arange(k * rows_per_thread, (k + 1) * rows_per_thread), rng)
-             for k in range(n_threads)]
-    lock = RecordingLock()
-    learner._okl_lock = lock
-    answers, errors = {}, []
-    barrier = threading.Barrier(n_threads)
-
-    def work(k):
-        try:
-            barrier.wait()
-            for j, op in enumerate(plans[k]):
-                lock.calling((k, j))
-                answers[(k, j)] = _call(learner, op, X, y, Xs)
-                time.sleep(0)           # let the others in, as a program doing other work
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(n_threads)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
-    assert learner.n_rounds == T, f"{T - learner.n_rounds} rounds vanished"
-    # the order of admission: a call admitted twice (a fast path that handed over to
-    # the general one, changing nothing) counts at its last admission
-    last = {}
-    for pos, call_id in enumerate(lock.log):
-        assert call_id is not None
-        last[call_id] = pos
-    order = sorted(last, key=last.get)
-    assert len(order) == sum(len(p) for p in plans)
-    replay = make()
-    for call_id in order:
-        k, j = call_id
-        out = _call(replay, plans[k][j], X, y, Xs)
-        if out is None:
-            assert answers[call_id] is None, call_id
-        else:
-            np.testing.assert_array_equal(out, answers[call_id], err_msg=str(call_id))
-    learner._okl_lock = threading.RLock()
-    assert _same_state(learner, replay, X, y)
-    return learner, order
-
-
-@pytest.mark.parametrize("make", CASES, ids=_case_id)
-def test_threads_equal_the_sequential_run_in_admission_order(make):
-    # every run must equal its replay; at least one of up to three must also show the
-    # threads taking turns (not one whole thread after the other), so that the test
-    # exercises interleaving at all
-    for seed in range(3):
-        _, order = _stress(make, seed=seed)
-        owners = [k for k, _ in order]
-        if sum(a != b for a, b in zip(owners, owners[1:])) >= 2 * N_THREADS:
-            break
-    else:
-        pytest.fail("the threads never interleaved their calls")
-
+# Every learner's examples are shared by threads making mixed calls and compared with
+# the calls replayed in their order of admission by okl's contract (rule "threads" of
+# okl.testing.check_learner, tests/test_contract.py); these are the larger cases.
 
 ISSUE_CASES = {
     "Projectron": lambda: okl.Projectron(kernel=okl.Gaussian(2.0), eta=0.5),

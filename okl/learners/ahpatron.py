@@ -8,10 +8,11 @@ import math
 import numpy as np
 
 from okl._validation import check_choice, check_int, check_real, check_seed
-from okl.kernels import check_kernel
+from okl.kernels import Gaussian, check_kernel
 from okl.learners._ahpatron import AhpatronCore, AVPCore
 from okl.learners.base import OnlineLearner
 from okl.learners.perceptron import _KernelExpansion
+from okl.registry import register_learner
 
 __all__ = ["AVP", "Ahpatron"]
 
@@ -19,6 +20,10 @@ _SETTINGS = {"corollary1": 0, "corollary2": 1}
 # Ahpatron's split rules (the codes of _ahpatron.pyx's SPLIT_* enum)
 SPLIT_RULES = {"oldest": 0, "newest": 1, "r": 2}
 
+@register_learner(
+    paper="ahpatron", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), U=3.0, setting="corollary2")],
+    bounds="okl.experiments.bounds.ahpatron:avp")
 class AVP(_KernelExpansion, OnlineLearner, AVPCore):
     r"""AVP, the Aggressive Variant of Perceptron: Algorithm 1 of Liao et al. (AAAI 2024).
 
@@ -84,8 +89,6 @@ class AVP(_KernelExpansion, OnlineLearner, AVPCore):
     counts run over every round the learner has seen.
     """
 
-    _param_names = ("kernel", "U", "eps", "lam", "setting", "seed")
-
     def __init__(self, kernel=None, *, U=math.inf, eps=0.75, lam=None, setting=None,
                  seed=None):
         self.kernel = check_kernel(kernel)
@@ -139,6 +142,10 @@ class AVP(_KernelExpansion, OnlineLearner, AVPCore):
         self._avp_restore(state)
 
 
+@register_learner(
+    paper="ahpatron", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), B=10)],
+    bounds="okl.experiments.bounds.ahpatron:ahpatron")
 class Ahpatron(_KernelExpansion, OnlineLearner, AhpatronCore):
     r"""Ahpatron: Algorithm 2 of Liao et al. (AAAI 2024), AVP on a budget ``B``.
 
@@ -248,8 +255,6 @@ class Ahpatron(_KernelExpansion, OnlineLearner, AhpatronCore):
     If ``K_2 + eta I`` is numerically not positive definite (only for a tiny ``eta``),
     the run stops with ``numpy.linalg.LinAlgError``.
     """
-
-    _param_names = ("kernel", "B", "U", "lam", "eps", "eta", "c", "split", "seed")
 
     def __init__(self, kernel=None, *, B, U=None, lam=None, eps=0.5, eta=0.0005, c=None,
                  split="newest", seed=None):

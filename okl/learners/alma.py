@@ -4,14 +4,19 @@ from __future__ import annotations
 import math
 
 from okl._validation import check_real, check_seed
-from okl.kernels import check_kernel
+from okl.kernels import Gaussian, check_kernel
 from okl.learners._alma import ALMACore
 from okl.learners.base import OnlineLearner
 from okl.learners.perceptron import _KernelExpansion
+from okl.registry import register_learner
 
 __all__ = ["ALMA"]
 
 
+@register_learner(
+    paper="norma", role="baseline", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), alpha=0.5)],
+    bounds="okl.experiments.bounds.norma:alma")
 class ALMA(_KernelExpansion, OnlineLearner, ALMACore):
     r"""ALMA_2(alpha; B, C), Gentile, *A New Approximate Maximal Margin Classification
     Algorithm* (JMLR 2, 2001), in the RKHS of a kernel.
@@ -59,8 +64,6 @@ class ALMA(_KernelExpansion, OnlineLearner, ALMACore):
     final ``||w||^2`` and the final margin ``(1 - alpha) gamma_k``.  Gentile's
     averaged/voted prediction and multi-epoch training are not included.
     """
-
-    _param_names = ("kernel", "alpha", "B", "C", "seed")
 
     def __init__(self, kernel=None, *, alpha=1.0, B=None, C=math.sqrt(2.0), seed=None):
         self.kernel = check_kernel(kernel)

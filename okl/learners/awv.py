@@ -37,9 +37,10 @@ import math
 import numpy as np
 
 from okl._validation import check_choice, check_int, check_real, check_row
-from okl.kernels import Gaussian, check_kernel
+from okl.kernels import Gaussian, Laplacian, check_kernel
 from okl.learners._awv import KernelAWVCore, TaylorAWVCore
 from okl.learners.base import OnlineLearner
+from okl.registry import register_learner
 
 __all__ = ["KernelAWV", "PKAWV", "taylor_exponents", "taylor_feature_count", "theorem4_M"]
 
@@ -170,6 +171,11 @@ def _check_common(lam, forecaster, task):
 # Kernel-AWV, eq. (3)
 # ----------------------------------------------------------------------------
 
+@register_learner(
+    paper="awv", task="both",
+    examples=[dict(kernel=Gaussian(1.0), lam=1.0),
+              dict(kernel=Laplacian(2.0), lam=0.5, forecaster="krr", task="classification")],
+    bounds="okl.experiments.bounds.awv:awv")
 class KernelAWV(OnlineLearner, KernelAWVCore):
     r"""Kernel-AWV, eq. (3) of Jézéquel, Gaillard & Rudi (2019): the nonlinear ridge
     forecaster of Vovk (2001) and Azoury & Warmuth (2001) in the RKHS of ``kernel``.
@@ -232,7 +238,6 @@ class KernelAWV(OnlineLearner, KernelAWVCore):
     Both are accumulated over the learner's whole life (all runs).
     """
 
-    _param_names = ("kernel", "lam", "forecaster", "task")
     _blas_in_round_loop = True
 
     def __init__(self, kernel=None, *, lam=1.0, forecaster="awv", task="regression"):
@@ -260,6 +265,14 @@ class KernelAWV(OnlineLearner, KernelAWVCore):
 # PKAWV, eq. (4): dispatch on the basis
 # ----------------------------------------------------------------------------
 
+@register_learner(
+    paper="awv", task="both",
+    examples=[dict(basis="taylor", kernel=Gaussian(1.0), lam=1.0, M=2),
+              dict(kernel=Gaussian(2.0), lam=0.5, M=3, task="classification"),
+              dict(basis="nystrom", kernel=Gaussian(1.0), mu=1.0, beta=1.0, seed=3),
+              dict(basis="nystrom", kernel=Laplacian(2.0), lam=0.5, mu=2.0, beta=0.5,
+                   forecaster="krr", task="classification", seed=4)],
+    bounds="okl.experiments.bounds.awv:awv")
 class PKAWV(OnlineLearner):
     r"""Projected Kernel-AWV, eq. (4) of Jézéquel, Gaillard & Rudi (2019).
 

@@ -13,10 +13,11 @@ import math
 import numpy as np
 
 from okl._validation import check_int, check_real, check_seed
-from okl.kernels import check_kernel
+from okl.kernels import Gaussian, check_kernel
 from okl.learners._bao2ks import BAO2KSCore
 from okl.learners.base import HorizonLearner, OnlineLearner
 from okl.learners.perceptron import _KernelExpansion
+from okl.registry import register_learner
 
 __all__ = ["BAO2KS", "default_lam", "default_reservoir"]
 
@@ -35,6 +36,10 @@ def default_reservoir(T: int) -> int:
     return max(1, int(round(math.log(T))))
 
 
+@register_learner(
+    paper="pomdr", role="baseline", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), B=15, lam=0.3, M=4, U=3.0, T=600, seed=5)],
+    bounds="okl.experiments.bounds.pomdr:bao2ks", aliases=("B(AO)2KS",))
 class BAO2KS(_KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
     r"""B(AO)2KS with one kernel: budgeted optimistic online mirror descent with restarts
     (Liao & Li, ECML-PKDD 2021; the baseline of Li & Liao, AAAI 2023, Tables 1, 2 and 4).
@@ -142,7 +147,6 @@ class BAO2KS(_KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
     ``T``, ``lam``, ``M``.
     """
 
-    _param_names = ("kernel", "lam", "M", "eps", "beta", "B", "U", "T", "seed")
     _horizon_depends = "lambda = 10/sqrt(T), M = round(ln T) and the reservoir's M/t"
 
     def __init__(self, kernel=None, *, lam=None, M=None, eps=1.0, beta=6.0, B=400, U=30.0,

@@ -253,14 +253,21 @@ def _is_default(cls, name):
 class OnlineLearner(Serialized):
     """Mixin providing the public API on top of a typed learner core."""
 
-    #: constructor parameters, in order (used by get_params, repr and pickling)
+    #: constructor parameters, in order (used by get_params, repr and pickling): read
+    #: from the signature of ``__init__`` of each class that defines one
     _param_names: tuple[str, ...] = ()
+
+    #: True for cores whose score may fail with a Python exception (PythonLearner):
+    #: the calls that only score check for it afterwards
+    _okl_score_may_fail: bool = False
 
     #: True for learners whose round calls BLAS/LAPACK on sizeable matrices
     _blas_in_round_loop: bool = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if "_param_names" not in cls.__dict__ and "__init__" in cls.__dict__:
+            cls._param_names = _signature_params(cls)
         # the per-call path skips the hooks a class leaves at their defaults
         cls._okl_plain_labels = _is_default(cls, "_labels") and _is_default(cls, "needs_labels")
         cls._okl_plain_begin = _is_default(cls, "_begin_stream")
@@ -362,8 +369,9 @@ class OnlineLearner(Serialized):
             done = _core._drive(self, stream, labels, *arrays)
             seconds = time.perf_counter() - start
         if done < T:
-            raise MemoryError(f"{type(self).__name__} could not grow its memory at round "
-                              f"{self.n_rounds}")
+            raise self._failure()
+        if self._okl_score_may_fail:
+            self._raise_failure(True)
         return arrays, seconds
 
     @_unlocked
@@ -416,7 +424,7 @@ class OnlineLearner(Serialized):
             done = _core._learn_one_fast(self, self._okl_lock, x, y)
             if done is not None:
                 if not done:
-                    raise MemoryError(f"{type(self).__name__} could not grow its memory")
+                    raise self._failure()
                 return
         with self._okl_lock:
             d = self.n_features
@@ -435,7 +443,7 @@ class OnlineLearner(Serialized):
             else:
                 ok = _core._learn_one(self, stream, label)
             if not ok:
-                raise MemoryError(f"{type(self).__name__} could not grow its memory")
+                raise self._failure()
 
     @_unlocked
     def decision_function(self, X) -> np.ndarray:
@@ -445,7 +453,10 @@ class OnlineLearner(Serialized):
             stream = as_stream(X, -1 if d is None else d)
             if d is None:
                 return np.zeros(stream.T)
-            return _core._decide(self, stream)
+            scores = _core._decide(self, stream)
+            if self._okl_score_may_fail:
+                self._raise_failure()
+            return scores
 
     @_unlocked
     def predict(self, X) -> np.ndarray:
@@ -456,15 +467,37 @@ class OnlineLearner(Serialized):
     @_unlocked
     def predict_one(self, x) -> float:
         """Prediction for one example: a label in {-1, +1} or a regression value."""
-        f = _core._predict_one_fast(self, self._okl_lock, x)
+        f = None if self._okl_score_may_fail else _core._predict_one_fast(
+            self, self._okl_lock, x)
         if f is None:
             with self._okl_lock:
                 d = self.n_features
                 stream = check_row(x, -1 if d is None else d)
                 f = 0.0 if d is None else _core._predict_one(self, stream)
+                if self._okl_score_may_fail:
+                    self._raise_failure()
         if self.is_classifier:
             return 1.0 if f >= 0.0 else -1.0
         return f
+
+    def _failure(self) -> BaseException:
+        """The exception for a stream the core stopped early (``error`` set): the
+        Python exception of a PythonLearner's code, else the typed core's out of memory."""
+        exc = self._core_failure(True)
+        if exc is not None:
+            return exc
+        return MemoryError(f"{type(self).__name__} could not grow its memory at round "
+                           f"{self.n_rounds}")
+
+    def _core_failure(self, in_round: bool):
+        """A Python exception that stopped the core (PythonLearner), else ``None``;
+        ``in_round``: raised while learning (the failed round is then uncounted)."""
+        return None
+
+    def _raise_failure(self, in_round: bool = False) -> None:
+        exc = self._core_failure(in_round)
+        if exc is not None:
+            raise exc
 
     # -- pickling -----------------------------------------------------------------
 
@@ -526,6 +559,14 @@ class HorizonLearner:
     def partial_fit(self, X, y=None):
         self._require_T("for partial_fit")
         return super().partial_fit(X, y)
+
+
+def _signature_params(cls) -> tuple:
+    """The keyword parameters of ``cls.__init__``, in order (``self``, ``*args`` and
+    ``**kwargs`` left out): a learner's parameters are its constructor's."""
+    sig = inspect.signature(cls.__init__)
+    return tuple(p.name for p in list(sig.parameters.values())[1:]
+                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
 def _rebuild(cls, params, state):

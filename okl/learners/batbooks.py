@@ -17,7 +17,7 @@ import numpy as np
 
 from okl._core import SupportSet
 from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_seed
-from okl.kernels import check_kernels
+from okl.kernels import Gaussian, Laplacian, check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._batbooks import BATBooksCore
 from okl.learners.base import HorizonLearner, OnlineLearner
@@ -30,6 +30,7 @@ from okl.learners.budgets import (
     time_per_example,
     time_used,
 )
+from okl.registry import register_learner
 
 __all__ = ["BATBooks", "batbooks_upsilon", "condition_12", "paper_kernels",
            "sampling_rate"]
@@ -102,6 +103,13 @@ def _example_budget(spec, K, d):
     return B
 
 
+@register_learner(
+    paper="selection", task="both",
+    examples=[dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(2.0)], B=40, T=600,
+                   seed=0),
+              dict(kernels=[Gaussian(1.0), Laplacian(2.0)], loss="absolute", B=30, T=600,
+                   eta="doubling", ell_max="doubling", seed=1)],
+    bounds="okl.experiments.bounds.selection:batbooks")
 class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
     r"""BATBooks (Bandit with Additional observation for Time BOunded Online Kernel
     Selection): Li & Liao, *Online kernel selection with computational constraints*,
@@ -290,9 +298,6 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
     ``kernel_evaluations``, ``rho`` (-1: no gradient, 0, 1: added, 2: refused, full),
     ``q`` (``min{1, C/z_t}``, NaN-free: -1 without gradient) and ``eta`` (``eta_t``).
     """
-
-    _param_names = ("kernels", "loss", "B", "time_budget", "U", "upsilon", "lam", "eta",
-                    "ell_max", "z_form", "T", "variant", "seed")
 
     def __init__(self, kernels=None, *, loss="hinge", B=None, time_budget=None, U=None,
                  upsilon=None, lam=None, eta=None, ell_max=1.0, z_form=None, T=None,

@@ -9,12 +9,13 @@ import math
 import numpy as np
 
 from okl._validation import check_int, check_real, check_seed
-from okl.kernels import check_kernels
+from okl.kernels import Gaussian, Laplacian, check_kernels
 from okl.learners._bomkr import BOMKRCore, BOMKRVCore
 from okl.learners.base import HorizonLearner, OnlineLearner
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
+from okl.registry import register_learner
 
 __all__ = ["BOMKR", "BOMKRV"]
 
@@ -82,6 +83,10 @@ class _Regressors(HorizonLearner):
         }
 
 
+@register_learner(
+    paper="selection", role="baseline", task="regression",
+    examples=[dict(kernels=[Gaussian(0.5), Laplacian(2.0)], B=20, T=600)],
+    bounds="okl.experiments.bounds.selection:bomkr")
 class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
     r"""BOMKR: budgeted online multiple kernel regression with NORMA sub-learners on ``K``
     **separate** support sets (Sahoo, Hoi & Li, KDD 2014; the "BOMKR" of Li & Liao, seed
@@ -165,9 +170,6 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
     / ``max_time`` in quanta, ``B`` (``K per_kernel``), ``T``, ``eta``, ``lam``, ``beta``.
     """
 
-    _param_names = ("kernels", "B", "memory_budget", "time_budget", "T", "eta", "lam", "nu",
-                    "epsilon", "beta", "seed")
-
     def __init__(self, kernels=None, *, B=None, memory_budget=None, time_budget=None, T=None,
                  eta=None, lam=0.1, nu=0.5, epsilon=0.001, beta=None, seed=None):
         self._common_params(kernels, B, memory_budget, time_budget, T, eta, lam, beta, seed)
@@ -243,6 +245,10 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
         self._bomkr_restore(state)
 
 
+@register_learner(
+    paper="selection", role="baseline", task="regression",
+    examples=[dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(2.0)], B=20, T=600)],
+    bounds="okl.experiments.bounds.selection:bomkr", aliases=("BOMKR-V",))
 class BOMKRV(_Regressors, OnlineLearner, BOMKRVCore):
     r"""BOMKR-V: the variant of BOMKR in Li & Liao (seed 004, Sec. 5, Tables 4 and 6) whose
     ``K`` kernel regressors **share** one support set and use the absolute loss.
@@ -298,9 +304,6 @@ class BOMKRV(_Regressors, OnlineLearner, BOMKRVCore):
     ``beta``.  :attr:`coefficients_` is the ``(K, |S|)`` coefficient matrix;
     ``support_set.vectors`` the shared vectors (its own coefficients are unused zeros).
     """
-
-    _param_names = ("kernels", "B", "memory_budget", "time_budget", "T", "eta", "lam", "beta",
-                    "seed")
 
     def __init__(self, kernels=None, *, B=None, memory_budget=None, time_budget=None, T=None,
                  eta=None, lam=0.1, beta=None, seed=None):

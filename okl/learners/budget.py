@@ -6,10 +6,11 @@ import math
 import numpy as np
 
 from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
-from okl.kernels import check_kernel
+from okl.kernels import Gaussian, check_kernel
 from okl.learners._budget import BOGDCore, ForgetronCore, NORMAReplaceCore, RBPCore
 from okl.learners.base import OnlineLearner
 from okl.learners.perceptron import _KernelExpansion
+from okl.registry import register_learner
 
 __all__ = ["Forgetron", "RBP", "BOGD", "BOGDPP", "NORMAReplace"]
 
@@ -31,6 +32,10 @@ class _Budgeted(_KernelExpansion):
         return np.empty(0, np.int64) if self.support_set is None else self.support_set.stamps
 
 
+@register_learner(
+    paper="ahpatron", role="baseline", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), B=12)],
+    bounds="okl.experiments.bounds.ahpatron:forgetron")
 class Forgetron(_Budgeted, OnlineLearner, ForgetronCore):
     r"""The self-tuned Forgetron, Dekel, Shalev-Shwartz & Singer, *The Forgetron: a
     kernel-based Perceptron on a budget* (SIAM J. Comput. 37(5), 2008; NIPS 2005).
@@ -85,8 +90,6 @@ class Forgetron(_Budgeted, OnlineLearner, ForgetronCore):
     ``Trace.extras``: ``removals``, ``Q`` and ``M`` (cumulative), and for the run's
     own removals their shrink factors ``phi`` and rounds ``removal_rounds``.
     """
-
-    _param_names = ("kernel", "B", "seed")
 
     def __init__(self, kernel=None, *, B=100, seed=None):
         self.kernel = check_kernel(kernel)
@@ -146,6 +149,10 @@ class Forgetron(_Budgeted, OnlineLearner, ForgetronCore):
         self._forgetron_restore(state)
 
 
+@register_learner(
+    paper="ahpatron", role="baseline", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), B=12, seed=3)],
+    bounds="okl.experiments.bounds.ahpatron:rbp")
 class RBP(_Budgeted, OnlineLearner, RBPCore):
     r"""Random Budget Perceptron, Cavallanti, Cesa-Bianchi & Gentile, *Tracking the best
     hyperplane with a simple budget Perceptron* (Machine Learning 69, 2007; COLT 2006).
@@ -173,8 +180,6 @@ class RBP(_Budgeted, OnlineLearner, RBPCore):
     reproduces the draws.  ``Trace.losses`` holds ``max(0, -y_t f_t(x_t))``;
     ``Trace.extras["removals"]`` the removals so far.
     """
-
-    _param_names = ("kernel", "B", "seed")
 
     def __init__(self, kernel=None, *, B=100, seed=None):
         self.kernel = check_kernel(kernel)
@@ -258,6 +263,10 @@ def _check_bogd(eta, lam, gamma):
     return eta, lam, gamma
 
 
+@register_learner(
+    paper="ahpatron", role="baseline", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), B=12, eta=0.5, lam=0.01, seed=4)],
+    bounds="okl.experiments.bounds.ahpatron:bogd")
 class BOGD(_Budgeted, OnlineLearner, BOGDCore):
     __doc__ = (r"""BOGD: bounded online gradient descent with uniform removal.
 """ + _BOGD_DOC_COMMON + r"""
@@ -273,7 +282,6 @@ class BOGD(_Budgeted, OnlineLearner, BOGDCore):
     ``n_updates`` (rounds with positive hinge loss), cumulative.
     """)
 
-    _param_names = ("kernel", "B", "eta", "lam", "gamma", "clip", "seed")
     _nonuniform = False
 
     def __init__(self, kernel=None, *, B=100, eta=1.0, lam=0.0, gamma=1.0, clip="element",
@@ -310,6 +318,10 @@ class BOGD(_Budgeted, OnlineLearner, BOGDCore):
         self._bogd_restore(state)
 
 
+@register_learner(
+    paper="ahpatron", role="baseline", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), B=12, eta=0.5, lam=0.01, gamma=None, seed=5)],
+    bounds="okl.experiments.bounds.ahpatron:bogdpp", aliases=("BOGD++",))
 class BOGDPP(BOGD):
     __doc__ = (r"""BOGD++: bounded online gradient descent with non-uniform removal.
 """ + _BOGD_DOC_COMMON + r"""
@@ -345,6 +357,9 @@ class BOGDPP(BOGD):
     _nonuniform = True
 
 
+@register_learner(
+    paper="selection", role="baseline", task="regression",
+    examples=[dict(kernel=Gaussian(1.0), B=12, eta=0.2, lam=0.1)])
 class NORMAReplace(_Budgeted, OnlineLearner, NORMAReplaceCore):
     r"""NORMA with the nu-epsilon-insensitive loss on a budget of ``B`` support vectors
     with a cyclic replacement pointer: the single-kernel regression baseline of Li & Liao,
@@ -385,8 +400,6 @@ class NORMAReplace(_Budgeted, OnlineLearner, NORMAReplaceCore):
     Reproduced round for round by ``tests/test_selection_experiments.py`` on
     ``tests/fixtures/r/seed004_tables/r_norma.csv``.
     """
-
-    _param_names = ("kernel", "B", "eta", "lam", "nu", "epsilon", "cycle", "seed")
 
     def __init__(self, kernel=None, *, B=200, eta=0.05, lam=0.1, nu=0.5, epsilon=0.001,
                  cycle="r", seed=None):

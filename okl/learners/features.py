@@ -26,6 +26,7 @@ from okl._validation import (CLASSIFICATION_LOSSES, LOSS_CODES, as_stream, check
 from okl.kernels import Gaussian, Laplacian, check_kernel
 from okl.learners._features import FOGDCore, NOGDCore
 from okl.learners.base import OnlineLearner
+from okl.registry import register_learner
 
 __all__ = ["FOGD", "NOGD"]
 
@@ -42,6 +43,11 @@ def _check_eta(eta):
     return check_real(eta, "eta", low=0, low_open=True)
 
 
+@register_learner(
+    paper="pomdr", role="baseline", task="both",
+    examples=[dict(kernel=Gaussian(1.0), D=50, eta=0.3, seed=1),
+              dict(kernel=Laplacian(2.0), D=30, eta=0.2, loss="squared", seed=2)],
+    bounds="okl.experiments.bounds.pomdr:fogd")
 class FOGD(OnlineLearner, FOGDCore):
     r"""Fourier Online Gradient Descent (Lu et al., JMLR 2016, Sec. "FOGD").
 
@@ -102,8 +108,6 @@ class FOGD(OnlineLearner, FOGDCore):
     updates (rounds with a non-zero gradient) and ``D``.
     """
 
-    _param_names = ("kernel", "D", "eta", "loss", "seed", "sincos")
-
     def __init__(self, kernel=None, *, D=400, eta=0.5, loss="hinge", seed=None,
                  sincos="vector"):
         kernel = check_kernel(kernel)
@@ -161,6 +165,11 @@ class FOGD(OnlineLearner, FOGDCore):
         self._fogd_restore(state)
 
 
+@register_learner(
+    paper="pomdr", role="baseline", task="both",
+    examples=[dict(kernel=Gaussian(1.0), B=30, k=10, eta=0.3),
+              dict(kernel=Gaussian(1.0), B=25, eta=0.2, loss="squared")],
+    bounds="okl.experiments.bounds.pomdr:nogd")
 class NOGD(OnlineLearner, NOGDCore):
     r"""Nystrom Online Gradient Descent (Lu et al., JMLR 2016, Sec. "NOGD").
 
@@ -250,8 +259,6 @@ class NOGD(OnlineLearner, NOGDCore):
     the current hypothesis on ``support_vectors`` (``alpha``, then ``M^T w``), which
     do not depend on the eigenvectors' signs.
     """
-
-    _param_names = ("kernel", "B", "k", "eta", "loss", "stage1", "seed")
 
     def __init__(self, kernel=None, *, B=400, k=None, eta=0.5, loss="hinge", stage1="loss",
                  seed=None):

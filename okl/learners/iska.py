@@ -15,6 +15,7 @@ from okl.learners.base import HorizonLearner, OnlineLearner
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
+from okl.registry import register_learner
 
 __all__ = ["ISKA"]
 
@@ -23,6 +24,11 @@ _STEPS = {"constant": 0, "decaying": 1}
 INIT_SIGMA = 2.0 ** 4.5
 
 
+@register_learner(
+    paper="selection", role="baseline", task="classification",
+    examples=[dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(2.0)], B=20, T=600,
+                   seed=3)],
+    bounds="okl.experiments.bounds.selection:iska")
 class ISKA(HorizonLearner, OnlineLearner, ISKACore):
     r"""ISKA: online kernel selection with the incremental sketched kernel alignment criterion
     (Zhang & Liao, IJCAI 2018) -- the baseline "ISKA" of Li & Liao (seed 004, Sec. 5.2.2).
@@ -138,8 +144,6 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
     ``max_size``, ``max_memory`` / ``max_time`` in quanta, ``B``, ``T``, ``eta``.
     """
 
-    _param_names = ("kernels", "B", "memory_budget", "time_budget", "T", "eta", "lam", "mu",
-                    "q", "step", "init_sigma", "seed")
     _horizon_depends = "eta"
 
     def __init__(self, kernels=None, *, B=None, memory_budget=None, time_budget=None, T=None,

@@ -26,9 +26,10 @@ from __future__ import annotations
 import numpy as np
 
 from okl._validation import check_choice, check_real, check_seed
-from okl.kernels import check_kernel
+from okl.kernels import Gaussian, Laplacian, check_kernel
 from okl.learners._kons import DEPENDENCE_TOL, ProsNKONSCore, SketchedKONSCore
 from okl.learners.base import OnlineLearner
+from okl.registry import register_learner
 
 __all__ = ["SketchedKONS", "ProsNKONS", "DEPENDENCE_TOL", "square_loss_eta"]
 
@@ -60,6 +61,11 @@ def _check_kons(alpha, C, eta, task):
     return alpha, C, eta, task
 
 
+@register_learner(
+    paper="awv", role="baseline", task="both",
+    examples=[dict(kernel=Gaussian(1.0), gamma=0.2, seed=5),
+              dict(kernel=Laplacian(2.0), gamma=0.5, task="classification", seed=6)],
+    bounds="okl.experiments.bounds.awv:kons")
 class SketchedKONS(OnlineLearner, SketchedKONSCore):
     r"""Sketched-KONS (Calandriello, Lazaric & Valko, ICML 2017): the kernel online Newton
     step whose Newton matrix keeps only a sample of the gradients, each drawn with a
@@ -149,7 +155,6 @@ class SketchedKONS(OnlineLearner, SketchedKONSCore):
     ``"stored_inputs"`` (every input is kept).  All accumulated over the learner's life.
     """
 
-    _param_names = ("kernel", "alpha", "C", "eta", "beta", "gamma", "task", "seed")
     _blas_in_round_loop = True
 
     def __init__(self, kernel=None, *, alpha=1.0, C=1.0, eta=1.0 / 16, beta=1.0, gamma=0.1,
@@ -193,6 +198,12 @@ class SketchedKONS(OnlineLearner, SketchedKONSCore):
         return np.empty(0) if h is None else h.coefficients
 
 
+@register_learner(
+    paper="awv", role="baseline", task="both",
+    examples=[dict(kernel=Gaussian(1.0), seed=7),
+              dict(kernel=Gaussian(3.0), mu=3.0, variant="jgr2019", task="classification",
+                   seed=8)],
+    bounds="okl.experiments.bounds.awv:kons")
 class ProsNKONS(OnlineLearner, ProsNKONSCore):
     r"""Pros-N-KONS (Calandriello, Lazaric & Valko, NeurIPS 2017): KONS on the Nyström
     embedding of a KORS dictionary, restarted whenever KORS adds a point.
@@ -276,8 +287,6 @@ class ProsNKONS(OnlineLearner, ProsNKONSCore):
     learner's life.
     """
 
-    _param_names = ("kernel", "alpha", "C", "eta", "mu", "beta", "eps", "variant", "task",
-                    "seed")
     _blas_in_round_loop = True
 
     def __init__(self, kernel=None, *, alpha=1.0, C=1.0, eta=1.0 / 16, mu=1.0, beta=1.0,

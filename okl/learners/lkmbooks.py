@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_seed
-from okl.kernels import check_kernels
+from okl.kernels import Gaussian, check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._lkmbooks import LKMBooksCore
 from okl.learners.base import HorizonLearner, OnlineLearner
@@ -15,6 +15,7 @@ from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
 from okl.learners.perceptron import _KernelExpansion
+from okl.registry import register_learner
 
 __all__ = ["LKMBooks", "paper_kernels"]
 
@@ -29,6 +30,12 @@ def _check_kernels(kernels):
                          why=" (LKMBooks shares one row of squared distances across the kernels)")
 
 
+@register_learner(
+    paper="selection", task="both",
+    examples=[dict(kernels=[Gaussian(0.5), Gaussian(2.0)], B=20, T=600, seed=1),
+              dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(4.0)], loss="absolute",
+                   B=15, T=600, lam=0.5, seed=2)],
+    bounds="okl.experiments.bounds.selection:lkmbooks")
 class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
     r"""LKMBooks, Learning Kernel for Memory BOunded Online Kernel Selection: Li & Liao,
     *Online kernel selection with computational constraints*, Sec. 3.2, Theorems 2-3.
@@ -194,9 +201,6 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
     ``l_m_scale`` (``max{l_m, 1}`` in use), ``B``, ``C``, ``T``, ``eta``, ``lam``,
     ``upsilon``, ``theorem2_condition``.
     """
-
-    _param_names = ("kernels", "loss", "B", "memory_budget", "time_budget", "T", "upsilon",
-                    "eta", "lam", "C", "l_m", "z_form", "sampling", "variant", "seed")
 
     def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
                  time_budget=None, T=None, upsilon=1.0 / 3.0, eta=None, lam=None, C=None,

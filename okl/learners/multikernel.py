@@ -8,12 +8,13 @@ from __future__ import annotations
 import numpy as np
 
 from okl._validation import LOSS_CODES, check_choice, check_real, check_seed
-from okl.kernels import check_kernels
+from okl.kernels import Gaussian, check_kernels
 from okl.learners._multikernel import OMKCCore
 from okl.learners.base import OnlineLearner
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
+from okl.registry import register_learner
 
 __all__ = ["OMKC"]
 
@@ -26,6 +27,11 @@ def _check_kernels(kernels):
     return check_kernels(kernels)
 
 
+@register_learner(
+    paper="selection", role="baseline", task="both",
+    examples=[dict(kernels=[Gaussian(1.0), Gaussian(2.0)], B=50),
+              dict(kernels=[Gaussian(1.0), Gaussian(2.0)], loss="absolute", B=50)],
+    bounds="okl.experiments.bounds.selection:omkc")
 class OMKC(OnlineLearner, OMKCCore):
     r"""Budgeted OMKC_{D,D}: ``K`` kernel Perceptrons with separate support sets, combined
     by Hedge weights (Hoi, Jin, Zhao & Yang 2013, Algorithm 1 with deterministic updating
@@ -113,9 +119,6 @@ class OMKC(OnlineLearner, OMKCCore):
     per kernel, ``n_blocked`` (updates refused by the budget), ``max_size`` (most entries
     ever held), ``max_memory`` / ``max_time`` in quanta, ``B``.
     """
-
-    _param_names = ("kernels", "loss", "B", "memory_budget", "time_budget", "beta", "lam",
-                    "allocation", "variant", "seed")
 
     def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
                  time_budget=None, beta=0.8, lam=0.1, allocation=None, variant="okl",

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
-from okl.kernels import check_kernel
+from okl.kernels import Gaussian, check_kernel
 from okl.learners._norma import NORMACore
 from okl.learners.base import OnlineLearner
 from okl.learners.perceptron import _KernelExpansion
+from okl.registry import register_learner
 
 __all__ = ["NORMA"]
 
@@ -18,6 +19,12 @@ _CLASSIFICATION = {"soft_margin", "nu_classification"}
 _NU_LOSSES = {"nu_classification", "novelty", "nu_epsilon", "huber_adaptive"}
 
 
+@register_learner(
+    paper="norma", task="both",
+    examples=[dict(kernel=Gaussian(1.0), tau=40, lam=0.1, offset=True),
+              dict(kernel=Gaussian(1.0), loss="nu_epsilon", nu=0.3, schedule="sqrt",
+                   track_norm=True)],
+    bounds="okl.experiments.bounds.norma:norma")
 class NORMA(_KernelExpansion, OnlineLearner, NORMACore):
     r"""NORMA, Kivinen, Smola & Williamson, *Online Learning with Kernels* (IEEE TSP 2004).
 
@@ -105,9 +112,6 @@ class NORMA(_KernelExpansion, OnlineLearner, NORMACore):
     ``n_updates`` (rounds with a non-zero loss gradient, the margin errors
     ``M_rho`` of (26) for the classification losses).
     """
-
-    _param_names = ("kernel", "loss", "eta", "schedule", "lam", "rho", "nu", "epsilon",
-                    "sigma", "offset", "tau", "tau_power", "tau_t0", "track_norm", "seed")
 
     def __init__(self, kernel=None, *, loss="soft_margin", eta=0.5, schedule="constant",
                  lam=0.01, rho=1.0, nu=0.5, epsilon=0.0, sigma=1.0, offset=False, tau=None,

@@ -9,12 +9,13 @@ import math
 import numpy as np
 
 from okl._validation import LOSS_CODES, check_choice, check_real, check_seed, check_int
-from okl.kernels import check_kernels
+from okl.kernels import Gaussian, Laplacian, check_kernels
 from okl.learners._oks import OKSCore
 from okl.learners.base import HorizonLearner, OnlineLearner
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
+from okl.registry import register_learner
 
 __all__ = ["OKS", "BOKS"]
 
@@ -23,6 +24,11 @@ _UPDATES = {"mistake": 0, "hinge": 1}
 _INITIAL_CAPACITY = 16
 
 
+@register_learner(
+    paper="selection", role="baseline", task="both",
+    examples=[dict(kernels=[Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], T=600, delta=0.2,
+                   seed=1)],
+    bounds="okl.experiments.bounds.selection:oks")
 class OKS(HorizonLearner, OnlineLearner, OKSCore):
     r"""OKS: online kernel selection by sampling one kernel a round (Yang, Mahdavi, Jin, Yi
     & Hoi, AAAI 2012), unbudgeted -- the baseline "OKS" of Li & Liao (seed 004, Sec. 5.1).
@@ -116,8 +122,6 @@ class OKS(HorizonLearner, OnlineLearner, OKSCore):
     ``B``, ``T``, ``eta``, ``lam``, ``delta``.
     """
 
-    _param_names = ("kernels", "loss", "delta", "T", "eta", "lam", "update",
-                    "importance_weighted", "seed")
     _horizon_depends = "eta and lambda"
 
     def __init__(self, kernels=None, *, loss="hinge", delta=0.02, T=None, eta=None, lam=None,
@@ -264,6 +268,11 @@ class OKS(HorizonLearner, OnlineLearner, OKSCore):
         self._oks_restore(state)
 
 
+@register_learner(
+    paper="selection", role="baseline", task="both",
+    examples=[dict(kernels=[Gaussian(0.5), Gaussian(2.0)], loss="absolute", B=30, T=600,
+                   seed=2)],
+    bounds="okl.experiments.bounds.selection:oks")
 class BOKS(OKS):
     r"""BOKS: OKS with a budget -- "a heuristic variant, called BOKS, which stops updating
     hypothesis if the number of support vectors equals B" (Li & Liao, seed 004, Sec. 5.2.1;
@@ -298,9 +307,6 @@ class BOKS(OKS):
     ``Trace.extras`` as for :class:`OKS`, plus ``memory_budget`` / ``time_budget`` (quanta,
     when given); ``n_blocked`` counts the updates the full budget refused.
     """
-
-    _param_names = ("kernels", "loss", "B", "memory_budget", "time_budget", "delta", "T",
-                    "eta", "lam", "update", "importance_weighted", "seed")
 
     def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
                  time_budget=None, delta=0.02, T=None, eta=None, lam=None, update="mistake",

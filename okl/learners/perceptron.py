@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from okl._validation import CLASSIFICATION_LOSSES, LOSS_CODES, check_choice, check_seed, check_sgd_rate
-from okl.kernels import check_kernel
+from okl.kernels import Gaussian, Laplacian, check_kernel
 from okl.learners._perceptron import KernelOGDCore, PerceptronCore
 from okl.learners.base import OnlineLearner
+from okl.registry import register_learner
 
 __all__ = ["Perceptron", "KernelOGD"]
 
@@ -23,6 +24,10 @@ class _KernelExpansion:
         return np.empty(0) if self.support_set is None else self.support_set.coefficients
 
 
+@register_learner(
+    paper="ahpatron", role="baseline", task="classification",
+    examples=[dict(kernel=Gaussian(1.0))],
+    bounds="okl.experiments.bounds.ahpatron:perceptron")
 class Perceptron(_KernelExpansion, OnlineLearner, PerceptronCore):
     """Kernel Perceptron (Rosenblatt 1958; Freund & Schapire 1999).
 
@@ -44,8 +49,6 @@ class Perceptron(_KernelExpansion, OnlineLearner, PerceptronCore):
     ``Trace.losses`` holds the Perceptron loss ``max(0, -y_t f_t(x_t))``.
     """
 
-    _param_names = ("kernel", "seed")
-
     def __init__(self, kernel=None, *, seed=None):
         self.kernel = check_kernel(kernel)
         self.seed = check_seed(seed)
@@ -55,6 +58,11 @@ class Perceptron(_KernelExpansion, OnlineLearner, PerceptronCore):
 _LOSSES = LOSS_CODES
 
 
+@register_learner(
+    paper="norma", role="baseline", task="both",
+    examples=[dict(kernel=Gaussian(1.0), loss="hinge", eta=0.3, lam=0.05, schedule="sqrt"),
+              dict(kernel=Laplacian(2.0), loss="squared", eta=0.2)],
+    bounds="okl.experiments.bounds.norma:kernelogd")
 class KernelOGD(_KernelExpansion, OnlineLearner, KernelOGDCore):
     """Kernel online gradient descent, eq. (9) of Kivinen, Smola & Williamson (2004).
 
@@ -82,8 +90,6 @@ class KernelOGD(_KernelExpansion, OnlineLearner, KernelOGDCore):
     seed : int, Generator or None
         Unused (deterministic); kept for a uniform API.
     """
-
-    _param_names = ("kernel", "loss", "eta", "schedule", "lam", "seed")
 
     def __init__(self, kernel=None, *, loss="hinge", eta=0.5, schedule="constant", lam=0.0,
                  seed=None):

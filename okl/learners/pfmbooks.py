@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_row, check_seed
-from okl.kernels import check_kernels
+from okl.kernels import Gaussian, check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._experts import MSMWCore
 from okl.learners._pfmbooks import PFMBooksCore
@@ -23,6 +23,7 @@ from okl.learners.budgets import (
     time_used,
 )
 from okl.learners.experts import msmw_scale_prior
+from okl.registry import register_learner
 
 __all__ = ["PFMBooks", "nested_radii", "paper_kernels", "r_prior", "sampling_probabilities"]
 
@@ -69,6 +70,13 @@ def sampling_probabilities(T: int, C: float, upsilon: float) -> np.ndarray:
     return np.minimum(1.0, C / (zc * t ** upsilon))
 
 
+@register_learner(
+    paper="selection", task="both",
+    examples=[dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(2.0)], B=40, T=600,
+                   seed=0),
+              dict(kernels=[Gaussian(0.5), Gaussian(2.0)], loss="absolute", Y=10.0, B=40,
+                   prediction="mean", T=600, seed=1)],
+    bounds="okl.experiments.bounds.selection:pfmbooks")
 class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
     r"""PFMBooks (Parameter-Free for Memory BOunded Online Kernel Selection): Li & Liao,
     *Online kernel selection with computational constraints* (Sec. 3.3, Algorithms 2-3,
@@ -254,9 +262,6 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
     ``sampling_probabilities`` (``P_t``) and ``expected_criteria``
     (``<p_t, c_t>``).
     """
-
-    _param_names = ("kernels", "loss", "B", "memory_budget", "time_budget", "U", "U_min",
-                    "upsilon", "C", "eta", "g", "Y", "prediction", "T", "variant", "seed")
 
     def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
                  time_budget=None, U=None, U_min=None, upsilon=1.0 / 3.0, C=None, eta=None,

@@ -8,11 +8,12 @@ import warnings
 import numpy as np
 
 from okl._validation import check_choice, check_int, check_real, check_seed
-from okl.kernels import check_kernel
+from okl.kernels import Gaussian, check_kernel
 from okl.learners._pomdr import POMDRCore
 from okl.learners import base as _base
 from okl.learners.base import HorizonLearner, OnlineLearner, _unlocked
 from okl.learners.perceptron import _KernelExpansion
+from okl.registry import register_learner
 
 __all__ = ["POMD", "POMDR", "default_B0", "budget_B0"]
 
@@ -214,6 +215,10 @@ _COMMON_DOC = r"""
 """
 
 
+@register_learner(
+    paper="pomdr", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), M=4, U=5.0, T=600)],
+    bounds="okl.experiments.bounds.pomdr:pomdr")
 class POMD(_POMDBase):
     __doc__ = r"""POMD, Projected Optimistic Mirror Descent: Algorithm 1 of Li & Liao
     (AAAI 2023) without the switch to OMDR (Remark 1: "if we always execute POMD").
@@ -260,8 +265,6 @@ class POMD(_POMDBase):
     appendix's typos) and for ``Trace.extras``.
     """
 
-    _param_names = ("kernel", "U", "M", "zeta", "T", "D", "ald_scale", "dictionary", "seed")
-
     def __init__(self, kernel=None, *, U=25.0, M=15, zeta=0.5, T=None, D=None, ald_scale=None,
                  dictionary="cholesky", seed=None):
         _init_common(self, kernel, U, M, zeta, T, D, ald_scale, dictionary, seed)
@@ -274,6 +277,10 @@ class POMD(_POMDBase):
         return 64, True     # no budget: S grows whenever the ALD test fails
 
 
+@register_learner(
+    paper="pomdr", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), B=12, B0=5, M=3, T=600, c=0.1)],
+    bounds="okl.experiments.bounds.pomdr:pomdr")
 class POMDR(_POMDBase):
     __doc__ = r"""POMDR: Algorithm 1 of Li & Liao, *Improved Kernel Alignment Regret Bound for
     Online Kernel Learning* (AAAI 2023): POMD, then OMDR once ``|S| = B0``.
@@ -369,9 +376,6 @@ class POMDR(_POMDBase):
       ``deltas`` (``delta_t``), ``ald_residuals`` (``alpha_t``, NaN where (5) was not
       evaluated).
     """
-
-    _param_names = ("kernel", "U", "B", "B0", "M", "zeta", "c", "T", "D", "ald_scale",
-                    "dictionary", "seed")
 
     def __init__(self, kernel=None, *, U=25.0, B=400, B0=None, M=15, zeta=0.5, c=1.0, T=None,
                  D=None, ald_scale=None, dictionary="cholesky", seed=None):

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 from okl._validation import check_choice, check_real, check_seed
-from okl.kernels import check_kernel
+from okl.kernels import Gaussian, check_kernel
 from okl.learners._projectron import ProjectronCore
 from okl.learners.base import OnlineLearner
 from okl.learners.perceptron import _KernelExpansion
+from okl.registry import register_learner
 
 __all__ = ["Projectron", "ProjectronPP"]
 
@@ -42,6 +43,10 @@ class _ProjectronBase(_KernelExpansion, OnlineLearner, ProjectronCore):
         self._projectron_restore(state)
 
 
+@register_learner(
+    paper="ahpatron", role="baseline", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), eta=0.1)],
+    bounds="okl.experiments.bounds.ahpatron:projectron")
 class Projectron(_ProjectronBase):
     r"""The Projectron of Orabona, Keshet & Caputo, *The Projectron: a bounded
     kernel-based Perceptron* (ICML 2008) and *Bounded Kernel-Based Online Learning*
@@ -95,8 +100,6 @@ class Projectron(_ProjectronBase):
     counts of projected updates and added vectors.
     """
 
-    _param_names = ("kernel", "eta", "seed")
-
     def __init__(self, kernel=None, *, eta=0.1, seed=None):
         self.kernel = check_kernel(kernel)
         self.eta = check_real(eta, "eta", low=0)
@@ -105,6 +108,10 @@ class Projectron(_ProjectronBase):
         self._projectron_setup(self.eta, _MARGIN_NONE)
 
 
+@register_learner(
+    paper="ahpatron", role="baseline", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), eta=0.3)],
+    bounds="okl.experiments.bounds.ahpatron:projectronpp", aliases=("Projectron++",))
 class ProjectronPP(_ProjectronBase):
     r"""Projectron++ of Orabona, Keshet & Caputo (ICML 2008; JMLR 10, 2009,
     "Projectron++"); a baseline of Table 2 of Liao et al., *Ahpatron* (AAAI 2024).
@@ -152,8 +159,6 @@ class ProjectronPP(_ProjectronBase):
     round that projects), added vectors and margin-error updates.  The residual
     threshold of :class:`Projectron` applies.
     """
-
-    _param_names = ("kernel", "eta", "margin_update", "seed")
 
     def __init__(self, kernel=None, *, eta=0.1, margin_update="paper", seed=None):
         self.kernel = check_kernel(kernel)

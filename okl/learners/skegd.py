@@ -11,9 +11,10 @@ import math
 import numpy as np
 
 from okl._validation import check_choice, check_int, check_matrix, check_real, check_seed
-from okl.kernels import check_kernel
+from okl.kernels import Gaussian, check_kernel
 from okl.learners._skegd import SkeGDCore
 from okl.learners.base import HorizonLearner, OnlineLearner
+from okl.registry import register_learner
 
 __all__ = ["SkeGD", "default_eta", "default_cycle", "default_sizes"]
 
@@ -41,6 +42,13 @@ def default_sizes(B: int) -> tuple[int, int, int]:
     return (max(1, int(0.75 * B)), max(1, int(0.2 * 0.75 * B)), max(1, int(0.1 * B)))
 
 
+@register_learner(
+    paper="pomdr", role="baseline", task="classification",
+    examples=[dict(kernel=Gaussian(1.0), B=20, s_p=12, s_m=5, k=3, eta=0.3, cycle=25, T=600,
+                   seed=3),
+              dict(kernel=Gaussian(2.0), B=16, s_p=10, s_m=4, k=3, hash="uniform",
+                   truncate_initial=True, eta=0.5, T=600, seed=4)],
+    bounds="okl.experiments.bounds.pomdr:skegd")
 class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
     r"""SkeGD: online gradient descent on an incrementally sketched kernel feature map
     (Zhang & Liao, ICML 2019; the baseline of Li & Liao, AAAI 2023, Tables 1, 2 and 4).
@@ -173,8 +181,6 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
     ``cycle``, ``s_p``, ``s_m``, ``k``.
     """
 
-    _param_names = ("kernel", "B", "s_p", "s_m", "k", "cs_d", "eta", "cycle", "hash",
-                    "truncate_initial", "landmark_pool", "T", "seed")
     _horizon_depends = "eta = 0.1/sqrt(T) and cycle = 0.3 T"
     _blas_in_round_loop = True     # dgemv with the s_m x r map every round after the switch
 

@@ -1,0 +1,260 @@
+"""The one registry of learners.
+
+Each learner declares, once and beside its class, what the rest of okl needs to
+know about it::
+
+    @register_learner(paper="ahpatron", task="classification",
+                      examples=[dict(kernel=Gaussian(1.0), B=10)],
+                      bounds="okl.experiments.bounds.ahpatron:ahpatron")
+    class Ahpatron(KernelExpansion, OnlineLearner, AhpatronCore):
+        ...
+
+The ``okl`` namespace (``okl.__all__``), the command line (``okl run``, ``sweep``,
+``bounds``, ``reproduce --learners``), the contract tests and the documentation's
+learner pages read this registry; no other list of learners is kept anywhere.  A
+module of ``okl.learners`` is imported when the registry is first read, so a new
+learner is found by adding its module (and, if it has a theorem, its bound to a
+theory module and a handler); nothing else changes.
+
+A learner outside okl is used by its import path, ``"mymodule:MyLearner"`` (or
+``"path/to/file.py:MyLearner"``), wherever okl takes a learner name; it may carry the
+same declaration (the decorator works on any class), which then supplies its bounds
+and examples, or none.
+
+This module imports nothing from the rest of okl at import time: it sits below the
+learners.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["LearnerEntry", "register_learner", "entries", "names", "get", "learner_class",
+           "PAPERS", "TASKS"]
+
+#: paper words, in the order the documentation lists them: the paper whose table or
+#: analysis a learner belongs to (its own, or the paper that compares against it)
+PAPERS = {
+    "norma": "Kivinen, Smola & Williamson, Online learning with kernels (IEEE TSP 2004)",
+    "ahpatron": "Liao, Li et al., Ahpatron: a new budgeted online kernel learning machine "
+                "(AAAI 2024)",
+    "pomdr": "Li & Liao, Improved kernel alignment regret bound for online kernel learning "
+             "(AAAI 2023)",
+    "awv": "Jezequel, Gaillard & Rudi, Efficient online learning with kernels for "
+           "adversarial large scale problems (NeurIPS 2019)",
+    "selection": "Li & Liao, Online kernel selection with computational constraints",
+}
+
+TASKS = ("classification", "regression", "both", "novelty")
+
+
+@dataclass(frozen=True)
+class LearnerEntry:
+    """What okl knows about one learner class.
+
+    Attributes
+    ----------
+    name : str
+        The name okl uses on the command line and in tables: the class name for okl's
+        learners, ``"module:Class"`` for a learner given by import path.
+    cls : type
+        The learner class.
+    paper : str or None
+        The paper word (a key of :data:`PAPERS`) whose table or analysis the learner
+        belongs to; ``None`` for a learner from outside okl.
+    task : str
+        ``"classification"``, ``"regression"``, ``"both"`` (chosen by a parameter such
+        as ``loss`` or ``task``) or ``"novelty"``.
+    role : str
+        ``"method"`` (what a paper proposes) or ``"baseline"`` (what its tables compare
+        against).
+    examples : tuple of dict
+        Constructor parameters of small instances, for the contract suite
+        (:func:`okl.testing.check_learner`), the tests and the documentation.
+    bounds : str, callable or None
+        The ``okl bounds`` handler, ``"module:function"`` (resolved on use) or a
+        callable ``handler(s, learner, trace, radii, rows, curves, *, delta)`` that
+        appends rows (see :mod:`okl.experiments.bounds`); ``None``: measured quantities only.
+    aliases : tuple of str
+        Other names accepted on the command line.
+    """
+
+    name: str
+    cls: type
+    paper: str | None = None
+    task: str = "classification"
+    role: str = "method"
+    examples: tuple = ()
+    bounds: object = None
+    aliases: tuple = field(default=())
+
+    @property
+    def summary(self) -> str:
+        """The first line of the class docstring."""
+        doc = (self.cls.__doc__ or "").strip()
+        return doc.splitlines()[0].strip() if doc else self.name
+
+    def build(self, index: int = 0, **overrides):
+        """A fresh learner from example ``index`` (with ``overrides``)."""
+        params = dict(self.examples[index]) if self.examples else {}
+        params.update(overrides)
+        return self.cls(**params)
+
+    def bounds_handler(self):
+        """The bounds handler as a callable, or ``None``."""
+        if self.bounds is None or callable(self.bounds):
+            return self.bounds
+        module, _, attr = str(self.bounds).partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+#: name -> entry, in registration order (okl's learners: module by module)
+_REGISTRY: dict[str, LearnerEntry] = {}
+_LOADED = False
+
+
+def register_learner(*, paper=None, task="classification", role="method", examples=(),
+                     bounds=None, aliases=(), name=None, register=True):
+    """Class decorator declaring a learner (see the module docstring).
+
+    ``register=False`` attaches the entry to the class (``cls.okl_entry``) without
+    adding it to the process-wide registry; a user's learner found by import path
+    reads it there either way.
+    """
+    if paper is not None and paper not in PAPERS:
+        raise ValueError(f"paper must be one of {list(PAPERS)} or None, got {paper!r}")
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {list(TASKS)}, got {task!r}")
+    if role not in ("method", "baseline"):
+        raise ValueError(f"role must be 'method' or 'baseline', got {role!r}")
+
+    def decorate(cls):
+        entry = LearnerEntry(name=name or cls.__name__, cls=cls, paper=paper, task=task,
+                             role=role, examples=tuple(dict(e) for e in examples),
+                             bounds=bounds, aliases=tuple(aliases))
+        cls.okl_entry = entry
+        if register:
+            old = _REGISTRY.get(entry.name)
+            if old is not None and old.cls is not cls and _qualname(old.cls) != _qualname(cls):
+                raise ValueError(f"a learner named {entry.name!r} is already registered "
+                                 f"({_qualname(old.cls)})")
+            _REGISTRY[entry.name] = entry
+        return cls
+
+    return decorate
+
+
+def _qualname(cls) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _load() -> None:
+    """Import every module of ``okl.learners`` (their decorators fill the registry)."""
+    global _LOADED
+    if not _LOADED:
+        importlib.import_module("okl.learners")
+        _LOADED = True
+
+
+def entries() -> dict[str, LearnerEntry]:
+    """Every registered learner: ``{name: LearnerEntry}`` (okl's, then any registered since)."""
+    _load()
+    return dict(_REGISTRY)
+
+
+def names() -> list[str]:
+    """The names of okl's registered learners, in registration order."""
+    return list(entries())
+
+
+def _key(name: str) -> str:
+    return str(name).replace("-", "").replace("_", "").lower()
+
+
+def get(name) -> LearnerEntry:
+    """The entry of learner ``name``.
+
+    ``name`` is a registered name (case-insensitive; ``-`` and ``_`` ignored) or an
+    alias, an import path ``"module:Class"`` / ``"path/to/file.py:Class"``, or a class.
+    A class from outside okl without a declaration gets an entry with no paper, no
+    bounds and no examples, its task read from ``is_classifier`` where it can be.
+    """
+    if isinstance(name, type):
+        return _entry_of_class(name, None)
+    text = str(name)
+    if ":" in text:
+        return _entry_of_class(_import_class(text), text)
+    table = entries()
+    key = _key(text)
+    for entry in table.values():
+        if _key(entry.name) == key or key in (_key(a) for a in entry.aliases):
+            return entry
+    raise ValueError(f"unknown learner {text!r}; learners: {list(table)}, or a class of "
+                     f"your own as module:Class (e.g. mymodule:MyLearner)")
+
+
+def learner_class(name):
+    """The class of learner ``name`` (see :func:`get`)."""
+    return get(name).cls
+
+
+def _entry_of_class(cls, spec) -> LearnerEntry:
+    from okl.learners.base import OnlineLearner
+
+    if not (isinstance(cls, type) and issubclass(cls, OnlineLearner)):
+        raise ValueError(f"{spec or cls!r} is not an okl learner class: a learner derives "
+                         f"from okl.OnlineLearner (in Python: okl.PythonLearner)")
+    entry = cls.__dict__.get("okl_entry")
+    for registered in entries().values():
+        if registered.cls is cls:
+            return registered
+    if entry is None:
+        task = getattr(cls, "task", "classification")
+        entry = LearnerEntry(name=spec or _qualname(cls), cls=cls,
+                             task=task if task in TASKS else "classification",
+                             role="method")
+    elif spec is not None and entry.name != spec:
+        entry = LearnerEntry(**{**entry.__dict__, "name": spec})
+    return entry
+
+
+def _import_class(spec: str):
+    """``"pkg.module:Class"`` or ``"dir/file.py:Class"`` -> the class."""
+    target, _, attr = spec.rpartition(":")
+    if not target or not attr:
+        raise ValueError(f"a learner's import path is module:Class, got {spec!r}")
+    if target.endswith(".py") or os.sep in target or "/" in target:
+        path = Path(target)
+        if not path.is_file():
+            raise ValueError(f"learner {spec!r}: no file {target}")
+        module_name = path.stem
+        module = sys.modules.get(module_name)
+        if module is None or Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
+            # the file's folder on sys.path, so that pickles (worker processes) find it by name
+            folder = str(path.resolve().parent)
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
+            module = importlib.import_module(module_name)
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as exc:
+            if exc.name != target.split(".")[0] or "" in sys.path or os.getcwd() in sys.path:
+                raise ValueError(f"learner {spec!r}: {exc}") from None
+            sys.path.insert(0, os.getcwd())      # as `python -m` does: the current folder
+            try:
+                module = importlib.import_module(target)
+            except ModuleNotFoundError as exc2:
+                raise ValueError(f"learner {spec!r}: {exc2} (looked in the current folder "
+                                 f"and on sys.path)") from None
+    cls = module
+    for part in attr.split("."):
+        try:
+            cls = getattr(cls, part)
+        except AttributeError:
+            raise ValueError(f"learner {spec!r}: module {target!r} has no {attr!r}") from None
+    return cls
