@@ -44,7 +44,11 @@ def _parser():
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one learner over one stream")
     run.add_argument("--learner", default="Perceptron",
-                     help="an okl learner class, e.g. NORMA, POMDR, Ahpatron (default Perceptron)")
+                     help="an okl learner, e.g. NORMA, POMDR, Ahpatron (okl run --list names "
+                          "them), or a learner class of your own as module:Class or "
+                          "file.py:Class (default Perceptron)")
+    run.add_argument("--list", action="store_true",
+                     help="list the learners (name, paper, task) and exit")
     run.add_argument("--kernel", choices=KERNELS, default="gaussian",
                      help="the learner's kernel (default gaussian)")
     run.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width (default 1)")
@@ -66,7 +70,7 @@ def _parser():
                      help="no progress bar")
     swp = sub.add_parser("sweep", help="a grid of learners, parameters, kernels and permutations")
     swp.add_argument("--learner", action="append", required=True,
-                     help="a learner class (repeatable)")
+                     help="an okl learner or module:Class of your own (repeatable)")
     swp.add_argument("--kernel", default="gaussian",
                      help="comma-separated kernels: " + ", ".join(KERNELS))
     swp.add_argument("--param", "-p", action="append", metavar="NAME=V1,V2",
@@ -95,7 +99,7 @@ def _parser():
     bnd = sub.add_parser("bounds",
                          help="measured quantities of one run beside the theory's bounds")
     bnd.add_argument("--learner", default="Perceptron",
-                     help="an okl learner class (default Perceptron)")
+                     help="an okl learner or module:Class of your own (default Perceptron)")
     bnd.add_argument("--kernel", choices=KERNELS, default="gaussian",
                      help="the learner's kernel (default gaussian)")
     bnd.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width (default 1)")
@@ -227,9 +231,23 @@ def _chunked(data) -> bool:
     return data.lower() in {k.lower() for k in DATASETS}
 
 
+def _list_learners() -> int:
+    from okl import registry
+
+    rows = [(e.name, e.paper or "-", e.role, e.task, e.summary)
+            for e in registry.entries().values()]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for r in rows:
+        print("  ".join(f"{v:<{w}}" for v, w in zip(r, widths)) + "  " + r[4])
+    print("(okl run --learner NAME; a class of your own: --learner module:Class)")
+    return 0
+
+
 def _run(args) -> int:
     from okl.experiments.args import learner_from_args
 
+    if args.list:
+        return _list_learners()
     learner = learner_from_args(args)
     for path in (args.json, args.trace):  # as sweep/bounds/plot do, and before the run:
         if path:                          # a missing directory failed only after it
@@ -323,6 +341,7 @@ def _trace_labels(traces: dict) -> dict:
 
 
 def _sweep(args) -> int:
+    from okl import registry
     from okl.experiments import sweep as sw
 
     grid = {"learner": args.learner, "kernel": args.kernel.split(",")}
@@ -330,7 +349,7 @@ def _sweep(args) -> int:
     from okl.experiments.args import check_required
 
     for name in args.learner:      # before the data is read and the journal is made
-        check_required(sw.learner_class(name), grid)
+        check_required(registry.learner_class(name), grid)
     X, y, source = _stream(args)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -10,10 +10,41 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from okl._validation import check_int, check_real
-
 __all__ = ["Kernel", "Gaussian", "Polynomial", "Linear", "Laplacian", "check_kernel",
-           "check_kernels", "gaussian_family"]
+           "check_kernels", "gaussian_family", "KERNELS", "make_kernel"]
+
+#: the kernels by the names the command line and sweeps use: name -> (class name, the
+#: parameters a grid may set).  This module loads no NumPy (``okl --help`` reads it).
+KERNELS = {
+    "gaussian": ("Gaussian", ("sigma",)),
+    "laplacian": ("Laplacian", ("sigma",)),
+    "polynomial": ("Polynomial", ("degree", "gamma", "coef0")),
+    "linear": ("Linear", ()),
+}
+
+
+def check_real(*args, **kwargs):
+    from okl._validation import check_real as check      # NumPy only when a kernel is made
+
+    return check(*args, **kwargs)
+
+
+def check_int(*args, **kwargs):
+    from okl._validation import check_int as check
+
+    return check(*args, **kwargs)
+
+
+def make_kernel(name: str = "gaussian", **params) -> "Kernel":
+    """An okl kernel from its name and parameters (``make_kernel("gaussian", sigma=2)``)."""
+    key = str(name).lower()
+    if key not in KERNELS:
+        raise ValueError(f"unknown kernel {name!r}; kernels: {sorted(KERNELS)}")
+    cls_name, names = KERNELS[key]
+    extra = sorted(set(params) - set(names))
+    if extra:
+        raise ValueError(f"kernel {key!r} takes {list(names)}, not {extra}")
+    return globals()[cls_name](**params)
 
 # kinds understood by okl._core (see KERNEL_* in _core.pxd)
 _GAUSSIAN, _POLYNOMIAL, _LINEAR, _LAPLACIAN = 0, 1, 2, 3

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["LearnerEntry", "register_learner", "entries", "names", "get", "learner_class",
-           "PAPERS", "TASKS"]
+           "parameter_names", "all_parameter_names", "PAPERS", "TASKS"]
 
 #: paper words, in the order the documentation lists them: the paper whose table or
 #: analysis a learner belongs to (its own, or the paper that compares against it)
@@ -200,6 +200,23 @@ def get(name) -> LearnerEntry:
 def learner_class(name):
     """The class of learner ``name`` (see :func:`get`)."""
     return get(name).cls
+
+
+def parameter_names(cls, params=()) -> tuple:
+    """Constructor parameters of learner class ``cls``; for a dispatching class
+    (``PKAWV(basis=...)``) those of the implementation that ``params["basis"]`` selects."""
+    if cls._param_names:
+        return tuple(cls._param_names)
+    chosen = {k: v for k, v in dict(params).items() if k == "basis"}
+    return tuple(type(cls.__new__(cls, **chosen))._param_names)
+
+
+def all_parameter_names(cls) -> set:
+    """Every parameter ``cls`` or one of its implementations (subclasses) takes."""
+    names = set(cls._param_names)
+    for sub in cls.__subclasses__():
+        names |= set(sub._param_names)
+    return names
 
 
 def _entry_of_class(cls, spec) -> LearnerEntry:

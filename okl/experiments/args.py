@@ -13,8 +13,10 @@ __all__ = ["SYNTHETIC", "KERNELS", "literal", "assignments", "stream", "add_data
            "kernel_from_args", "learner_from_args", "dataset_names", "positive_int",
            "jobs", "check_required"]
 
+from okl.kernels import KERNELS as _KERNELS
+
 SYNTHETIC = ("xor", "drifting", "switching")
-KERNELS = ("gaussian", "laplacian", "polynomial", "linear")
+KERNELS = tuple(_KERNELS)
 
 
 def literal(text: str):
@@ -121,7 +123,7 @@ def add_data_arguments(parser):
 
 def kernel_from_args(args):
     """The kernel of ``--kernel`` with ``--sigma`` / ``--degree``."""
-    from okl.experiments.sweep import make_kernel
+    from okl.kernels import make_kernel
 
     kparams = {"gaussian": {"sigma": args.sigma}, "laplacian": {"sigma": args.sigma},
                "polynomial": {"degree": args.degree}, "linear": {}}[args.kernel]
@@ -133,10 +135,10 @@ def learner_from_args(args, names_of=None):
     arguments (if it takes one) and ``--seed`` (if it takes one and none is given).
 
     ``names_of(cls, params)`` gives the parameters the class accepts (default
-    ``okl.experiments.sweep.parameter_names``); a parameter it does not accept is a
+    ``okl.registry.parameter_names``); a parameter it does not accept is a
     ``ValueError`` listing the ones it does.
     """
-    from okl.experiments.sweep import learner_class, parameter_names
+    from okl.registry import learner_class, parameter_names
 
     cls = learner_class(args.learner)
     params = assignments(args.param, lists=False)

@@ -3,7 +3,10 @@
 A sweep is a scikit-learn ``ParameterGrid`` (a dict of lists, or a list of such
 dicts) whose keys are
 
-* ``learner``: an okl learner class name (``"NORMA"``; case-insensitive);
+* ``learner``: an okl learner's name (``"NORMA"``; case-insensitive) or a learner
+  class of your own as ``"module:Class"`` (:mod:`okl.registry`; worker processes import
+  the module: joblib's inherit the parent's ``sys.path``, Dask workers need it installed
+  or uploaded, see docs/own_learner.rst);
 * ``kernel``: ``"gaussian"``, ``"laplacian"``, ``"polynomial"`` or ``"linear"``
   (default ``"gaussian"``), with the kernel's own parameters as keys
   (``sigma``, ``degree``, ``gamma``, ``coef0``);
@@ -45,67 +48,28 @@ from dataclasses import dataclass
 import numpy as np
 
 import okl
+from okl import registry
 from okl._validation import check_matrix
 from okl.experiments.journal import Journal, run_key
+from okl.kernels import KERNELS, make_kernel
 
 __all__ = ["Config", "configurations", "sweep", "run_one", "summarize", "write_csv",
            "write_json", "format_table", "learner_class", "make_kernel", "run_key_of",
            "data_fingerprint"]
 
-KERNEL_PARAMS = {
-    "gaussian": ("sigma",),
-    "laplacian": ("sigma",),
-    "polynomial": ("degree", "gamma", "coef0"),
-    "linear": (),
-}
-_KERNEL_CLASSES = {"gaussian": "Gaussian", "laplacian": "Laplacian",
-                   "polynomial": "Polynomial", "linear": "Linear"}
+KERNEL_PARAMS = {name: params for name, (_, params) in KERNELS.items()}
 _ALL_KERNEL_PARAMS = {p for names in KERNEL_PARAMS.values() for p in names}
 
 
 def learner_class(name: str):
-    """The okl learner class called ``name`` (case-insensitive; ``-`` and ``_`` ignored)."""
-    from okl import learners
-
-    key = str(name).replace("-", "").replace("_", "").lower()
-    known = [n for n in learners.__all__ if _is_stream_learner(getattr(learners, n))]
-    for cls_name in known:
-        if cls_name.lower() == key:
-            return getattr(learners, cls_name)
-    raise ValueError(f"unknown learner {name!r}; learners: {known}")
-
-
-def _is_stream_learner(cls) -> bool:
-    from okl.learners.base import OnlineLearner
-
-    return isinstance(cls, type) and issubclass(cls, OnlineLearner) and cls is not OnlineLearner
+    """The class of learner ``name``: a registered name (case-insensitive; ``-`` and
+    ``_`` ignored) or a class of your own as ``module:Class`` (:func:`okl.registry.get`)."""
+    return registry.learner_class(name)
 
 
 def parameter_names(cls, params=()) -> tuple:
-    """Constructor parameters of learner class ``cls``; for a dispatching class
-    (``PKAWV(basis=...)``) those of the implementation that ``params["basis"]`` selects."""
-    if cls._param_names:
-        return tuple(cls._param_names)
-    chosen = {k: v for k, v in dict(params).items() if k == "basis"}
-    return tuple(type(cls.__new__(cls, **chosen))._param_names)
-
-
-def _all_parameter_names(cls) -> set:
-    names = set(cls._param_names)
-    for sub in cls.__subclasses__():
-        names |= set(sub._param_names)
-    return names
-
-
-def make_kernel(name: str = "gaussian", **params):
-    """An okl kernel from its name and parameters (``make_kernel("gaussian", sigma=2)``)."""
-    key = str(name).lower()
-    if key not in KERNEL_PARAMS:
-        raise ValueError(f"unknown kernel {name!r}; kernels: {sorted(KERNEL_PARAMS)}")
-    extra = sorted(set(params) - set(KERNEL_PARAMS[key]))
-    if extra:
-        raise ValueError(f"kernel {key!r} takes {list(KERNEL_PARAMS[key])}, not {extra}")
-    return getattr(okl, _KERNEL_CLASSES[key])(**params)
+    """Constructor parameters of learner class ``cls`` (:func:`okl.registry.parameter_names`)."""
+    return registry.parameter_names(cls, params)
 
 
 @dataclass(frozen=True)
@@ -144,7 +108,8 @@ def configurations(grid) -> list[Config]:
         point = dict(point)
         if "learner" not in point:
             raise ValueError("a sweep grid needs a 'learner' key")
-        cls = learner_class(point.pop("learner"))
+        entry = registry.get(point.pop("learner"))
+        cls = entry.cls
         kernel = str(point.pop("kernel", "gaussian")).lower()
         if kernel not in KERNEL_PARAMS:
             raise ValueError(f"unknown kernel {kernel!r}; kernels: {sorted(KERNEL_PARAMS)}")
@@ -158,7 +123,7 @@ def configurations(grid) -> list[Config]:
                                if uses_kernel and k in KERNEL_PARAMS[kernel]))
         lparams = tuple(sorted((k, v) for k, v in point.items()
                                if k in names and k not in ("kernel", "seed")))
-        config = Config(cls.__name__, lparams, kernel if uses_kernel else "", kparams)
+        config = Config(entry.name, lparams, kernel if uses_kernel else "", kparams)
         if config not in seen:
             config.build(0)            # constructor validation, before anything runs
             seen.add(config)
@@ -171,7 +136,7 @@ def _accepted_anywhere(grid) -> set:
     names = set()
     for g in grids:
         for name in g.get("learner", []):
-            names |= _all_parameter_names(learner_class(name))
+            names |= registry.all_parameter_names(learner_class(name))
     return names
 
 
