@@ -136,7 +136,12 @@ def _parser():
                      help="only these of the paper's datasets (names as the paper's; "
                           "--datasets a9a magic04 or --datasets a9a,magic04)")
     rep.add_argument("--learners", nargs="+", metavar="NAME",
-                     help="only these learners of the table")
+                     help="only these learners of the table; any other okl learner or a "
+                          "class of your own (module:Class) joins as a starred row, run "
+                          "under the paper's protocol (pomdr-table2, ahpatron-table2)")
+    rep.add_argument("--param", "-p", action="append", metavar="NAME=V1,V2",
+                     help="the grid of the learners of your own in --learners, e.g. "
+                          "-p C=0.1,1 (repeatable); the paper's rule selects the point")
     rep.add_argument("--permutations", type=_positive_int, dest="n_permutations",
                      help="random orders per dataset (default: the paper's, e.g. 10)")
     rep.add_argument("--rounds", type=_positive_int, dest="n_rounds",
@@ -174,6 +179,7 @@ def _reproduce(args) -> int:
         raise ValueError(f"unknown experiment {args.name!r}; the experiments: "
                          f"{', '.join(sorted(experiments.available()))}")
     options = {"datasets": _dataset_names(args.datasets), "learners": args.learners,
+               "params": _assignments(args.param, lists=True) or None,
                "n_permutations": args.n_permutations, "n_rounds": args.n_rounds,
                "n_jobs": args.jobs if args.jobs != 1 else None, "scheduler": args.dask,
                "resume": args.resume or None, "timing": None if args.timing else False,

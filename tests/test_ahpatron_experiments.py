@@ -186,8 +186,8 @@ def test_quick_table2_is_reproducible(no_data, tmp_path):
         (tmp_path / "b" / "ahpatron_table2.csv").read_bytes()
     assert {r["learner"] for r in a["rows"]} == {"Ahpatron", "BOGD++"}
     assert a["rows"] == b["rows"]
-    with pytest.raises(ValueError, match="SkeGD"):
-        exp.ahpatron_table2(tmp_path / "c", quick=True, learners=["SkeGD"], verbose=False)
+    with pytest.raises(ValueError, match="unknown learner 'SkeGDX'"):
+        exp.ahpatron_table2(tmp_path / "c", quick=True, learners=["SkeGDX"], verbose=False)
     with pytest.raises(ValueError, match="unknown datasets"):
         exp.ahpatron_table2(tmp_path / "c", quick=True, datasets=["mnist"], verbose=False)
 

@@ -266,6 +266,39 @@ def test_nogd_r_extra_learner_runs_only_when_named(tmp_path, monkeypatch):
     default = exp.pomdr_table2(tmp_path / "out2", datasets=["mushrooms"], n_permutations=1,
                                n_rounds=50, verbose=False)
     assert "NOGD.R" not in {r["learner"] for r in default["rows"]}
-    with pytest.raises(ValueError, match="unknown learners"):
+    with pytest.raises(ValueError, match="unknown learner 'NOGDR'"):
         exp.pomdr_table2(tmp_path / "out3", datasets=["mushrooms"], learners=["NOGDR"],
                          verbose=False)
+
+
+def test_a_learner_of_your_own_gets_a_starred_row_under_the_papers_protocol(tmp_path):
+    """A PythonLearner by import path, its grid from params (-p), the paper's kernel and
+    permutations: its row is the hand-written loop's AMR on the same rows, starred, with
+    no paper figure; an okl learner outside the table joins the same way."""
+    from okl.experiments import runner as rn
+    from test_python_learner import hand_loop
+
+    own = "test_python_learner:NumpyPerceptron"
+    s = exp.pomdr_table2(tmp_path, datasets=["mushrooms"], n_permutations=2, n_rounds=150,
+                         learners=["POMDR", own, "BOGD"], params={"grow": [4, 8], "B": [30]},
+                         verbose=False)
+    rows = {r["learner"]: r for r in s["rows"]}
+    assert list(rows) == ["POMDR", own, "BOGD"]
+    row = rows[own]
+    assert row["in_paper"] is False and row["paper"] is None and row["status"] == "ok"
+    assert row["selection"] == "best mean AMR of 2 grid points"
+    data = exp.load("mushrooms")
+    sigma = data.settings["sigma"]
+    amrs = []
+    for p in range(2):
+        order, _ = rn.stream_order(0, data.index, p, data.n, 150)
+        X = data.X[order]
+        X = X.toarray() if hasattr(X, "toarray") else X
+        scores, _ = hand_loop(X, data.y[order], sigma)
+        amrs.append(np.mean(data.y[order] * scores <= 0))
+    assert row["okl"] == pytest.approx(np.mean(amrs), abs=1e-12)
+    assert rows["BOGD"]["params"] == "B=30" and rows["BOGD"]["budget"] <= 30
+    assert f"{own}*" in s["text"] and "BOGD*" in s["text"]
+    with pytest.raises(ValueError, match="takes parameter"):
+        exp.pomdr_table2(tmp_path / "x", datasets=["mushrooms"], learners=[own],
+                         params={"nope": [1]}, verbose=False)

@@ -91,9 +91,7 @@ import scipy.sparse as sp
 from okl.experiments import register
 from okl.experiments import runner as rn
 from okl.kernels import Gaussian
-from okl.learners import AVP, BOGD, BOGDPP, RBP, Ahpatron, Forgetron, Projectron, ProjectronPP
-from okl.learners.features import FOGD, NOGD
-from okl.learners.pomdr import POMDR
+from okl.learners.ahpatron import Ahpatron
 
 __all__ = [
     "ahpatron_table2", "ahpatron_table3", "PAPER_DATASETS", "PAPER_TABLE2", "PAPER_TABLE3",
@@ -361,41 +359,50 @@ def learner_grid(name: str, T: int, *, dataset=None, projectron_eta=None,
     raise ValueError(f"no grid for {name!r}")
 
 
+def _nogd_rank(settings):
+    """NOGD's rank ``k = 0.2 B``."""
+    return {"k": max(1, int(NOGD_RANK_FRACTION * settings["B"]))}
+
+
+def _pomdr_b0(settings):
+    """POMDR's ``B0 = round(10 ln T)`` (the authors' POMDR.R)."""
+    T = settings.get("T")
+    if T is None:
+        raise ValueError("POMDR needs the stream length T (B0 = round(10 ln T))")
+    return {"B0": int(round(POMDR_SETTINGS["B0_log_factor"] * math.log(T)))}
+
+
+#: the learners of Tables 2 and 3: row name -> how it is built (eta, U, lam of Ahpatron
+#: and the other parameters not named here: the learners' defaults)
+LEARNERS = {
+    "Ahpatron": rn.LearnerSpec("Ahpatron", dict(split=AHPATRON_SPLIT), settings=("B",)),
+    "AVP": rn.LearnerSpec("AVP"),
+    "Projectron": rn.LearnerSpec("Projectron"),
+    "Projectron++": rn.LearnerSpec("ProjectronPP", settings=("margin_update",)),
+    "BOGD++": rn.LearnerSpec("BOGDPP", settings=("B",)),
+    "BOGD": rn.LearnerSpec("BOGD", settings=("B",)),
+    "Forgetron": rn.LearnerSpec("Forgetron", settings=("B",)),
+    "RBP": rn.LearnerSpec("RBP", settings=("B",)),
+    "FOGD": rn.LearnerSpec("FOGD", settings=("D",)),
+    "NOGD": rn.LearnerSpec("NOGD", settings=("B",), derive=_nogd_rank),
+    "POMDR": rn.LearnerSpec("POMDR", {k: POMDR_SETTINGS[k] for k in
+                                      ("U", "M", "zeta", "ald_scale", "c")},
+                            settings=("B", "T"), derive=_pomdr_b0),
+}
+
+
 def make_learner(name: str, params: dict, *, sigma: float, B: int, T: int | None = None,
                  D: int | None = None, margin=PROJECTRON_MARGIN, seed=None):
-    """A fresh learner ``name`` with ``params``, Gaussian(``sigma``) and budget ``B``
-    (``T``: the stream's length, for POMDR's ``B0``; ``D``: FOGD's frequencies)."""
-    k = Gaussian(sigma)
-    if name == "Ahpatron":
-        return Ahpatron(k, B=B, eps=params["eps"], split=params.get("split", AHPATRON_SPLIT),
-                        seed=seed)                                  # eta, U, lam: defaults
-    if name == "AVP":
-        return AVP(k, U=params["U"], lam=params["lam"], eps=params["eps"], seed=seed)
-    if name == "Projectron":
-        return Projectron(k, eta=params["eta"], seed=seed)
-    if name == "Projectron++":
-        return ProjectronPP(k, eta=params["eta"], margin_update=margin, seed=seed)
-    if name == "BOGD++":
-        return BOGDPP(k, B=B, eta=params["eta"], seed=seed)
-    if name == "BOGD":
-        return BOGD(k, B=B, eta=params["eta"], seed=seed)
-    if name == "Forgetron":
-        return Forgetron(k, B=B, seed=seed)
-    if name == "RBP":
-        return RBP(k, B=B, seed=seed)
-    if name == "FOGD":
-        return FOGD(k, D=params.get("D", D), eta=params["eta"], seed=seed)
-    if name == "NOGD":
-        return NOGD(k, B=B, k=max(1, int(NOGD_RANK_FRACTION * B)), eta=params["eta"],
-                    seed=seed)
-    if name == "POMDR":
-        s = POMDR_SETTINGS
-        if T is None:
-            raise ValueError("POMDR needs the stream length T (B0 = round(10 ln T))")
-        return POMDR(k, B=B, B0=int(round(s["B0_log_factor"] * math.log(T))), U=s["U"],
-                     M=s["M"], zeta=s["zeta"], ald_scale=s["ald_scale"], c=s["c"], T=T,
-                     seed=seed)
-    raise ValueError(f"unknown learner {name!r}")
+    """A fresh learner ``name`` (a row of :data:`LEARNERS`) with ``params``,
+    Gaussian(``sigma``) and budget ``B`` (``T``: the stream's length, for POMDR's ``B0``;
+    ``D``: FOGD's frequencies)."""
+    if name not in LEARNERS:
+        raise ValueError(f"unknown learner {name!r}")
+    settings = {"B": B, "T": T, "margin_update": margin}
+    if D is not None:
+        settings["D"] = D
+    return rn.build_learner(LEARNERS[name], params, kernel=Gaussian(sigma), seed=seed,
+                            settings=settings)
 
 
 # ----------------------------------------------------------------------------
@@ -506,14 +513,16 @@ class Table2(_Tables):
         super().__init__(*args, **kwargs)
         self.notes = type(self).notes + (SPLIT_NOTE.format(split=self.ahpatron_split),)
 
+    table_learners = TABLE2_LEARNERS + EXTRA_LEARNERS
+
+    def default_learners(self):
+        return TABLE2_LEARNERS
+
     def learners(self, options):
-        if options.learners is None:
-            return list(TABLE2_LEARNERS)
-        known = TABLE2_LEARNERS + EXTRA_LEARNERS
-        bad = [n for n in options.learners if n not in known]
-        if bad:
-            raise ValueError(f"unknown learners {bad}; choose from {list(known)}")
-        return [n for n in known if n in options.learners]
+        return self.split_learners(options)[0]
+
+    def paper_kernel(self, data):
+        return Gaussian(data.settings["sigma"])
 
     def runs(self, data, options, results):
         T = data.info(options.n_rounds)["n_rounds"]
@@ -530,7 +539,7 @@ class Table2(_Tables):
         if "AVP" in self.learners(options) and "Ahpatron" not in self.learners(options) \
                 and T <= AVP_MAX_ROUNDS:
             runs = self._ahpatron_runs(data, options, T) + runs   # AVP needs Ahpatron's eps
-        return runs
+        return runs + self.own_runs(data, options, self.split_learners(options)[1])
 
     def rows(self, data, runs, results, options):
         rows, grid = [], []
@@ -563,7 +572,8 @@ class Table2(_Tables):
                 row["note"] = known
             rows.append({**base, **row})
             grid += points
-        return rows, grid
+        own, own_grid = self.own_rows(data, runs, results, self.split_learners(options)[1])
+        return rows + own, grid + own_grid
 
     def figures(self, rows, datas, stem):
         from okl.plotting import plot_agreement, save_figure

@@ -99,10 +99,6 @@ from okl.experiments import ahpatron as _ahp
 from okl.experiments import register
 from okl.experiments import runner as rn
 from okl.kernels import Gaussian
-from okl.learners.features import FOGD, NOGD
-from okl.learners.pomdr import POMDR
-from okl.learners.bao2ks import BAO2KS
-from okl.learners.skegd import SkeGD
 
 __all__ = ["pomdr_table2", "pomdr_table3", "PAPER_DATASETS", "PAPER_TABLE2", "PAPER_TABLE3",
            "TABLE2_LEARNERS", "EXTRA_LEARNERS", "NOT_IMPLEMENTED", "KNOWN_DIFFERENCES", "POMDR_C",
@@ -264,24 +260,30 @@ def learner_grid(name: str, T: int) -> list[dict]:
     raise ValueError(f"no grid for {name!r}")
 
 
+#: the learners of Tables 2 and 4: row name -> how it is built (the paper's settings)
+LEARNERS = {
+    "FOGD": rn.LearnerSpec("FOGD", dict(D=FOGD_D)),
+    "NOGD": rn.LearnerSpec("NOGD", dict(B=BUDGET, k=NOGD_RANK)),
+    # the authors' NOGD.R: every stage-1 example joins S
+    "NOGD.R": rn.LearnerSpec("NOGD", dict(B=BUDGET, k=NOGD_RANK, stage1="every")),
+    "POMDR": rn.LearnerSpec("POMDR", dict(B=BUDGET, **POMDR_FIXED), settings=("zeta",)),
+    "SkeGD": rn.LearnerSpec("SkeGD", dict(B=BUDGET), settings=("landmark_pool",)),
+    "B(AO)2KS": rn.LearnerSpec("BAO2KS", dict(B=BUDGET)),
+}
+
+
 def make_learner(name: str, params: dict, *, sigma: float, zeta: float, seed=None,
                  landmark_pool=None):
-    """A fresh ``name`` with the paper's fixed settings and ``params`` (the grid's);
-    ``landmark_pool``: SkeGD's (the R code's landmarks, rows of the file)."""
-    k = Gaussian(sigma)
-    if name == "FOGD":
-        return FOGD(k, D=FOGD_D, eta=params["eta"], seed=seed)
-    if name == "NOGD":
-        return NOGD(k, B=BUDGET, k=NOGD_RANK, eta=params["eta"], seed=seed)
-    if name == "NOGD.R":        # the authors' NOGD.R: every stage-1 example joins S
-        return NOGD(k, B=BUDGET, k=NOGD_RANK, eta=params["eta"], stage1="every", seed=seed)
-    if name == "POMDR":
-        return POMDR(k, B=BUDGET, zeta=zeta, c=params["c"], seed=seed, **POMDR_FIXED)
-    if name == "SkeGD":
-        return SkeGD(k, B=BUDGET, eta=params["eta"], landmark_pool=landmark_pool, seed=seed)
-    if name == "B(AO)2KS":
-        return BAO2KS(k, B=BUDGET, lam=params["lam"], seed=seed)
-    raise ValueError(f"unknown or unimplemented learner {name!r}")
+    """A fresh ``name`` (a row of :data:`LEARNERS`) with the paper's fixed settings and
+    ``params`` (the grid's); ``landmark_pool``: SkeGD's (the R code's landmarks, rows of
+    the file)."""
+    if name not in LEARNERS:
+        raise ValueError(f"unknown or unimplemented learner {name!r}")
+    settings = {"zeta": zeta}
+    if landmark_pool is not None:
+        settings["landmark_pool"] = landmark_pool
+    return rn.build_learner(LEARNERS[name], params, kernel=Gaussian(sigma), seed=seed,
+                            settings=settings)
 
 
 def kernel_alignment_of(kernel, X, y) -> float:
@@ -363,14 +365,16 @@ class Table2(_Tables):
              "method with its sampled support vectors as landmarks errs less (real files, "
              "tuned step: magic04 17.60 %, a9a 16.72 %, w8a 2.58 %; see okl.SkeGD).")
 
+    table_learners = TABLE2_LEARNERS + EXTRA_LEARNERS
+
+    def default_learners(self):
+        return TABLE2_LEARNERS
+
     def learners(self, options):
-        if options.learners is None:
-            return list(TABLE2_LEARNERS)
-        known = TABLE2_LEARNERS + EXTRA_LEARNERS
-        bad = [n for n in options.learners if n not in known]
-        if bad:
-            raise ValueError(f"unknown learners {bad}; choose from {list(known)}")
-        return [n for n in known if n in options.learners]
+        return self.split_learners(options)[0]
+
+    def paper_kernel(self, data):
+        return Gaussian(data.settings["sigma"])
 
     def runs(self, data, options, results):
         T = data.info(options.n_rounds)["n_rounds"]
@@ -386,7 +390,7 @@ class Table2(_Tables):
                         pool.toarray() if hasattr(pool, "toarray") else pool, dtype=float)
                 runs += rn.grid_runs(data, name, learner_grid(name, T), options,
                                      make=make_learner, settings={**settings, **extra})
-        return runs
+        return runs + self.own_runs(data, options, self.split_learners(options)[1])
 
     def rows(self, data, runs, results, options):
         rows, grid = [], []
@@ -416,7 +420,8 @@ class Table2(_Tables):
                 if known and not data.stand_in:
                     row["note"] = known
             rows.append(row)
-        return rows, grid
+        own, own_grid = self.own_rows(data, runs, results, self.split_learners(options)[1])
+        return rows + own, grid + own_grid
 
 
 class Table3(_Tables):

@@ -53,7 +53,8 @@ import numpy as np
 
 __all__ = ["Prepared", "Run", "Options", "Reproduction", "reproduce", "agreement",
            "format_table", "stream_order", "learner_run", "grid_runs", "summarize_grid",
-           "paper_dataset", "write_agreement", "AGREEMENT_FIELDS", "SPREADS"]
+           "paper_dataset", "write_agreement", "AGREEMENT_FIELDS", "SPREADS",
+           "LearnerSpec", "build_learner", "own_grid", "make_own"]
 
 #: a row agrees when |okl - paper| <= max(SPREADS * paper_std, floor)
 SPREADS = 3.0
@@ -205,6 +206,8 @@ class Options:
     n_rounds: int | None = None
     timing: bool = True
     learners: tuple | None = None
+    #: the grid of the learners of your own: ((name, (values, ...)), ...), sorted
+    params: tuple | None = None
 
 
 def stream_order(seed: int, index: int, permutation: int, n: int, n_rounds=None):
@@ -222,6 +225,73 @@ def stream_order(seed: int, index: int, permutation: int, n: int, n_rounds=None)
 
 
 _EXTRAS = ("sum_delta", "t_bar", "n_margin", "M_prime", "added_vectors", "projected_updates")
+
+
+# ----------------------------------------------------------------------------
+# Learners: a table's rows as data, and learners of your own
+# ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LearnerSpec:
+    """How a reproduction builds the learner of one of its rows.
+
+    ``learner``: the registered learner (``okl.registry``) or ``module:Class``;
+    ``fixed``: the paper's fixed parameters; ``settings``: names of per-dataset settings
+    (``B``, ``zeta``, ``landmark_pool``, ...) passed on as parameters of the same name;
+    ``derive``: a module-level function ``settings -> parameters`` for parameters
+    computed from the settings (POMDR's ``B0`` from ``T``).  The kernel (the paper's, on
+    the dataset) and the run's seed are passed as ``kernel=`` and ``seed=`` to a
+    learner whose constructor takes them, the horizon as ``T=`` to one that takes
+    ``T`` and has no other value for it.
+    """
+
+    learner: str
+    fixed: dict = field(default_factory=dict)
+    settings: tuple = ()
+    derive: object = None
+
+
+def build_learner(spec: LearnerSpec, params: dict, *, kernel, seed, settings: dict):
+    """A fresh learner of ``spec`` with the grid point ``params`` (see :class:`LearnerSpec`)."""
+    from okl import registry
+
+    cls = registry.learner_class(spec.learner)
+    names = registry.parameter_names(cls, params)
+    kwargs = dict(spec.fixed)
+    kwargs.update({k: settings[k] for k in spec.settings if k in settings})
+    if spec.derive is not None:
+        kwargs.update(spec.derive(settings))
+    kwargs.update(params)
+    if "kernel" in names and "kernel" not in kwargs:
+        kwargs["kernel"] = kernel
+    if "seed" in names:
+        kwargs["seed"] = seed
+    if "T" in names and "T" not in kwargs and settings.get("T") is not None:
+        kwargs["T"] = settings["T"]
+    unknown = sorted(set(kwargs) - set(names))
+    if unknown:
+        raise ValueError(f"{spec.learner} takes no parameter(s) {unknown}; its parameters: "
+                         f"{list(names)}")
+    return cls(**kwargs)
+
+
+def make_own(name: str, params: dict, *, seed, kernel, **settings):
+    """A learner of your own (``name``: registered or ``module:Class``) for a run."""
+    return build_learner(LearnerSpec(name), params, kernel=kernel, seed=seed,
+                         settings=settings)
+
+
+def own_grid(name: str, params) -> list[dict]:
+    """The grid of a learner of your own: every combination of the ``-p`` values
+    (``params``: ``{name: [values]}``) of the parameters its constructor takes (as in
+    ``okl sweep``, one grid serves several learners: each takes what it has)."""
+    from sklearn.model_selection import ParameterGrid
+
+    from okl import registry
+
+    names = registry.all_parameter_names(registry.learner_class(name))
+    mine = {k: list(v) for k, v in dict(params or {}).items() if k in names}
+    return [dict(sorted(p.items())) for p in ParameterGrid(mine)] or [{}]
 
 
 def permuted_stream(X, y, order, adversarial=None):
@@ -425,7 +495,91 @@ class Reproduction:
         return self.metric, self.percent, self.floor
 
     # -- shared -------------------------------------------------------------------------
-    def options(self, quick, seed, n_permutations, n_rounds, timing, learners) -> Options:
+    #: the rows of the table (the paper's learners and okl's extra ones), in order
+    table_learners: tuple = ()
+    #: learners of your own join as starred rows (the paper's kernel, grid from -p,
+    #: selected by the paper's rule) when the reproduction defines :meth:`paper_kernel`
+    def paper_kernel(self, data: Prepared):
+        """The kernel the paper uses on ``data`` (for learners of your own)."""
+        raise ValueError(f"{self.name} does not take learners of your own; the "
+                         f"reproductions that do: pomdr-table2, ahpatron-table2")
+
+    def own_settings(self, data: Prepared, T: int) -> dict:
+        """Settings a learner of your own is built with (``T``: the horizon)."""
+        return {"T": T}
+
+    def split_learners(self, options: Options) -> tuple[list, list]:
+        """``(the table's rows to run, learners of your own)`` of ``options.learners``:
+        a name that is none of the table's rows is a learner of the registry or a
+        ``module:Class`` (else ``ValueError``)."""
+        from okl import registry
+
+        if options.learners is None:
+            return list(self.default_learners()), []
+        known = self.table_learners
+        mine, table = [], []
+        for name in options.learners:
+            if name in known:
+                table.append(name)
+                continue
+            try:
+                registry.get(name)
+            except ValueError as exc:
+                raise ValueError(f"unknown learner {name!r}: not a learner of {self.name}'s "
+                                 f"table ({', '.join(known)}) nor {exc}") from None
+            mine.append(name)
+        if options.params and not mine:
+            raise ValueError("-p gives the grid of a learner of your own: name one in "
+                             "--learners (module:Class or an okl learner)")
+        taken = set()
+        for name in mine:
+            taken |= registry.all_parameter_names(registry.learner_class(name))
+        unknown = sorted(k for k, _ in options.params or () if k not in taken)
+        if unknown:
+            raise ValueError(f"no learner of your own in --learners ({', '.join(mine)}) "
+                             f"takes parameter(s) {unknown} (given with -p)")
+        return [n for n in known if n in table], mine
+
+    def default_learners(self) -> tuple:
+        return self.table_learners
+
+    def own_runs(self, data: Prepared, options: Options, names) -> list[Run]:
+        """The runs of the learners of your own ``names``: every point of their ``-p``
+        grid on every permutation, under the paper's protocol for ``data``."""
+        runs = []
+        if not names or data.X is None:
+            return runs
+        T = data.info(options.n_rounds)["n_rounds"]
+        settings = {"kernel": self.paper_kernel(data), **self.own_settings(data, T)}
+        for name in names:
+            runs += grid_runs(data, name, own_grid(name, dict(options.params or ())), options,
+                              make=make_own, settings=settings)
+        return runs
+
+    def own_rows(self, data: Prepared, runs: list[Run], results: dict, names):
+        """Starred rows (and grid rows) of the learners of your own: the grid point of
+        smallest mean metric over the permutations, as the paper selects its own."""
+        rows, grid = [], []
+        for name in names:
+            row = dict(dataset=data.name, learner=name, in_paper=False, status="ok",
+                       okl=None, okl_std=None, paper=None, paper_std=None, params="")
+            mine = [r for r in runs if r.label["learner"] == name]
+            if data.X is None:
+                row["status"] = "no data"
+            else:
+                best, points = summarize_grid(mine, results)
+                sel = points[best]
+                row.update(okl=sel["mean"], okl_std=sel["std"], budget=sel["max_budget"],
+                           seconds=sel.get("seconds"), params=params_text(sel["params"]),
+                           selected=sel["params"],
+                           selection=f"best mean {self.metric} of {len(points)} grid points")
+                grid += [{"dataset": data.name, **p, "selected": i == best}
+                         for i, p in enumerate(points)]
+            rows.append(row)
+        return rows, grid
+
+    def options(self, quick, seed, n_permutations, n_rounds, timing, learners,
+                params=None) -> Options:
         if n_permutations is None:
             n_permutations = self.quick_permutations if quick else self.permutations
         if n_rounds is None and quick:
@@ -435,9 +589,12 @@ class Reproduction:
             raise ValueError(f"n_permutations must be an integer >= 1, got {n_permutations!r}")
         if n_rounds is not None and (int(n_rounds) != n_rounds or n_rounds < 1):
             raise ValueError(f"n_rounds must be an integer >= 1, got {n_rounds!r}")
+        if params is not None:
+            params = tuple(sorted((str(k), tuple(v if isinstance(v, (list, tuple)) else [v]))
+                                  for k, v in dict(params).items())) or None
         return Options(int(seed), bool(quick), int(n_permutations),
                        None if n_rounds is None else int(n_rounds), bool(timing),
-                       None if learners is None else tuple(learners))
+                       None if learners is None else tuple(learners), params)
 
     def dataset_list(self, datasets, quick) -> tuple:
         if datasets is None:
@@ -453,7 +610,8 @@ class Reproduction:
     def figures(self, rows, datas, stem) -> list:
         from okl.plotting import plot_agreement, save_figure
 
-        shown = [r for r in rows if r.get("okl") is not None or r.get("paper") is not None]
+        shown = [{**r, "learner": r["learner"] + ("" if r.get("in_paper", True) else "*")}
+                 for r in rows if r.get("okl") is not None or r.get("paper") is not None]
         if not shown:
             return []
         fig = plot_agreement(shown, metric=self.metric, percent=self.percent,
@@ -702,9 +860,15 @@ _ROW_FIRST = ("dataset", "source", "n_rounds", "learner", "in_paper", "status", 
 
 
 def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
-              n_permutations=None, n_rounds=None, learners=None, n_jobs=1, scheduler=None,
-              resume=False, progress=False, timing=True, verbose=True) -> dict:
-    """Run reproduction ``rep`` (module docstring); returns its JSON-ready summary."""
+              n_permutations=None, n_rounds=None, learners=None, params=None, n_jobs=1,
+              scheduler=None, resume=False, progress=False, timing=True,
+              verbose=True) -> dict:
+    """Run reproduction ``rep`` (module docstring); returns its JSON-ready summary.
+
+    ``learners`` may name, besides the table's rows, learners of your own (a registered
+    learner or ``module:Class``) with ``params`` their grid (``{name: [values]}``, the
+    ``-p`` of ``okl reproduce``): each gets a starred row run under the paper's protocol
+    (:meth:`Reproduction.own_runs`)."""
     from okl.experiments.journal import Journal, run_key
 
     import okl
@@ -712,7 +876,8 @@ def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
     start = time.perf_counter()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    options = rep.options(quick, seed, n_permutations, n_rounds, timing, learners)
+    options = rep.options(quick, seed, n_permutations, n_rounds, timing, learners, params)
+    rep.split_learners(options)           # unknown names fail before anything runs
     names = rep.dataset_list(datasets, quick)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a nonzero integer, got {n_jobs!r}")
@@ -720,6 +885,8 @@ def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
               "quick": options.quick, "n_permutations": options.n_permutations,
               "n_rounds": options.n_rounds, "timing": options.timing,
               "learners": None if options.learners is None else list(options.learners)}
+    if options.params:
+        config["params"] = {k: list(v) for k, v in options.params}
     journal_path = out_dir / f"{rep.stem}-journal.jsonl"
     stem = out_dir / rep.stem
     rows, grid, run_rows, datas, texts = [], [], [], {}, []
