@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["LearnerEntry", "register_learner", "entries", "names", "get", "learner_class",
-           "parameter_names", "all_parameter_names", "PAPERS", "TASKS"]
+           "parameter_names", "all_parameter_names", "added_paths", "PAPERS", "TASKS"]
 
 #: paper words, in the order the documentation lists them: the paper whose table or
 #: analysis a learner belongs to (its own, or the paper that compares against it)
@@ -115,6 +115,23 @@ class LearnerEntry:
 #: name -> entry, in registration order (okl's learners: module by module)
 _REGISTRY: dict[str, LearnerEntry] = {}
 _LOADED = False
+#: folders put on sys.path to import learners of your own (worker processes get them)
+_ADDED_PATHS: list[str] = []
+
+
+def added_paths() -> list[str]:
+    """The folders this process put on ``sys.path`` to import learners given by import
+    path (the current folder, a ``file.py``'s folder): okl's executor puts them on the
+    path of its worker processes too (:mod:`okl.experiments.executor`)."""
+    return list(_ADDED_PATHS)
+
+
+def _add_path(folder: str) -> None:
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    if folder not in _ADDED_PATHS:
+        _ADDED_PATHS.append(folder)
+    importlib.invalidate_caches()
 
 
 def register_learner(*, paper=None, task="classification", role="method", examples=(),
@@ -252,9 +269,7 @@ def _import_class(spec: str):
         module = sys.modules.get(module_name)
         if module is None or Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
             # the file's folder on sys.path, so that pickles (worker processes) find it by name
-            folder = str(path.resolve().parent)
-            if folder not in sys.path:
-                sys.path.insert(0, folder)
+            _add_path(str(path.resolve().parent))
             module = importlib.import_module(module_name)
     else:
         try:
@@ -262,7 +277,7 @@ def _import_class(spec: str):
         except ModuleNotFoundError as exc:
             if exc.name != target.split(".")[0] or "" in sys.path or os.getcwd() in sys.path:
                 raise ValueError(f"learner {spec!r}: {exc}") from None
-            sys.path.insert(0, os.getcwd())      # as `python -m` does: the current folder
+            _add_path(os.getcwd())               # as `python -m` does: the current folder
             try:
                 module = importlib.import_module(target)
             except ModuleNotFoundError as exc2:

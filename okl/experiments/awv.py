@@ -118,7 +118,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import optimize
 
-from okl.experiments import register
+from okl.experiments import executor, register
 from okl.experiments import runner as rn
 from okl.kernels import Gaussian
 from okl.learners.awv import PKAWV, KernelAWV
@@ -418,7 +418,7 @@ class Adversarial(rn.Reproduction):
                    + ["y", "prediction", "loss", "regret"])
         w.writerows(lines)
         path = out / "awv_adversarial_rounds.csv"
-        rn._atomic_write(path, buf.getvalue())
+        executor.atomic_write(path, buf.getvalue())
         n = len(next(iter(self.games.values()))["regret"]) if self.games else 0
         files = _plot_adversarial({k: {**v, "in_paper": k not in NOT_IN_PAPER}
                                    for k, v in self.games.items()}, n, out / "awv_adversarial")
@@ -471,7 +471,7 @@ def awv_adversarial(out_dir, quick=False, seed=0, learners=None, *, n_jobs=1, sc
         "sketched_gamma": SKETCHED_GAMMA, "runs": runs,
         "not_in_paper": [x for x in runs if x in NOT_IN_PAPER],
         "not_implemented": list(NOT_IMPLEMENTED)})
-    rn._atomic_write(Path(out_dir) / "awv_adversarial.json", json.dumps(summary, indent=1))
+    executor.atomic_write(Path(out_dir) / "awv_adversarial.json", json.dumps(summary, indent=1))
     return summary
 
 

@@ -42,14 +42,13 @@ import csv
 import io
 import json
 import math
-import os
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from okl.experiments.executor import Progress, atomic_write, execute, fingerprint, stream_order
 
 __all__ = ["Prepared", "Run", "Options", "Reproduction", "reproduce", "agreement",
            "format_table", "stream_order", "learner_run", "grid_runs", "summarize_grid",
@@ -158,18 +157,10 @@ def paper_dataset(name: str, paper: str, *, stand_in=None, n_rows=None,
 
 
 def data_fingerprint(data: Prepared) -> dict:
-    """Shape and BLAKE2 digest of a prepared dataset (what a resumed run must match)."""
-    import hashlib
-
-    digest = hashlib.blake2b(digest_size=20)
-    X = data.X
-    parts = (X.data, X.indices, X.indptr) if hasattr(X, "indptr") else (X,)
-    for part in parts + (data.y,):
-        part = np.ascontiguousarray(part)
-        digest.update(f"{part.dtype.str}{part.shape}".encode())
-        if part.size:                 # (an empty array has no bytes; memoryview refuses it)
-            digest.update(memoryview(part).cast("B"))
-    return {"source": data.source, "shape": [data.n, data.d], "blake2b": digest.hexdigest()}
+    """Source, shape and BLAKE2 digest of a prepared dataset (what a resumed run must
+    match)."""
+    return {"source": data.source, "shape": [data.n, data.d],
+            "blake2b": fingerprint(data.X, data.y)}
 
 
 # ----------------------------------------------------------------------------
@@ -208,20 +199,6 @@ class Options:
     learners: tuple | None = None
     #: the grid of the learners of your own: ((name, (values, ...)), ...), sorted
     params: tuple | None = None
-
-
-def stream_order(seed: int, index: int, permutation: int, n: int, n_rounds=None):
-    """Permutation ``permutation`` of dataset ``index``: ``(order, learner_seed)``.
-
-    ``numpy.random.default_rng([seed, index, permutation])`` draws the order of the ``n``
-    rows (its first ``n_rounds`` when given: a uniform draw without replacement) and
-    then the learner's seed, so that a run depends on these numbers only.
-    """
-    rng = np.random.default_rng([int(seed), int(index), int(permutation)])
-    order = rng.permutation(int(n))
-    if n_rounds is not None:
-        order = order[:int(n_rounds)]
-    return order, int(rng.integers(2 ** 31))
 
 
 _EXTRAS = ("sum_delta", "t_bar", "n_margin", "M_prime", "added_vectors", "projected_updates")
@@ -706,85 +683,8 @@ def _legend(rep: Reproduction, options: Options) -> str:
 
 
 # ----------------------------------------------------------------------------
-# Execution
+# Outputs
 # ----------------------------------------------------------------------------
-
-def _call(i, fn, X, y, kwargs):
-    return i, fn(X, y, **kwargs)
-
-
-def _execute(runs, todo, X, y, n_jobs, scheduler):
-    """``(index, row)`` of ``runs[i]`` for ``i`` in ``todo``, in the order they finish."""
-    if not todo:
-        return
-    if scheduler is not None:
-        yield from _on_dask(runs, todo, X, y, scheduler)
-        return
-    if n_jobs == 1:
-        for i in todo:
-            yield _call(i, runs[i].fn, X, y, runs[i].kwargs)
-        return
-    from joblib import Parallel, delayed
-
-    # one run per batch: each finished run comes back (and is journaled) as it completes
-    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered",
-                        batch_size=1)(
-        delayed(_call)(i, runs[i].fn, X, y, runs[i].kwargs) for i in todo)
-
-
-def _on_dask(runs, todo, X, y, scheduler):
-    try:
-        from distributed import Client, as_completed
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ValueError("a Dask scheduler needs the 'distributed' package: "
-                         "pip install 'okl[dask]'") from exc
-    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-    try:
-        X_remote, y_remote = client.scatter([X, y], broadcast=True)
-        futures = [client.submit(_call, i, runs[i].fn, X_remote, y_remote, runs[i].kwargs,
-                                 pure=False) for i in todo]
-        failed = []
-        for future in as_completed(futures):
-            try:
-                yield future.result()
-            except Exception as exc:      # noqa: BLE001 - re-raised once the rest is in
-                failed.append(exc)
-        if failed:
-            raise failed[0]
-    finally:
-        if client is not scheduler:
-            client.close()
-
-
-class _Progress:
-    def __init__(self, enabled, name):
-        self.bar = None
-        if enabled:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=0, unit="run", desc=name, mininterval=0.5,
-                            file=sys.stderr, dynamic_ncols=True)
-
-    def add(self, total, done, desc):
-        if self.bar is not None:
-            self.bar.total += total
-            self.bar.update(done)
-            self.bar.set_description(desc)
-
-    def step(self):
-        if self.bar is not None:
-            self.bar.update(1)
-
-    def write(self, text):
-        if self.bar is not None:
-            self.bar.write(text, file=sys.stdout)
-        else:
-            print(text, flush=True)
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
-
 
 def _json_safe(obj):
     if isinstance(obj, float) and not math.isfinite(obj):
@@ -796,21 +696,6 @@ def _json_safe(obj):
     if isinstance(obj, np.generic):
         return _json_safe(obj.item())
     return obj
-
-
-def _atomic_write(path, text: str):
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _csv_text(fields, rows) -> str:
@@ -829,7 +714,7 @@ def _csv_value(v):
 
 
 def _write_csv(path, fields, rows):
-    _atomic_write(path, _csv_text(fields, rows))
+    atomic_write(path, _csv_text(fields, rows))
 
 
 def _read_csv(path) -> list[dict]:
@@ -877,7 +762,11 @@ def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     options = rep.options(quick, seed, n_permutations, n_rounds, timing, learners, params)
-    rep.split_learners(options)           # unknown names fail before anything runs
+    if rep.table_learners:                # unknown names fail before anything runs
+        rep.split_learners(options)
+    elif options.params:
+        raise ValueError(f"{rep.name} does not take learners of your own (-p); the "
+                         f"reproductions that do: pomdr-table2, ahpatron-table2")
     names = rep.dataset_list(datasets, quick)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a nonzero integer, got {n_jobs!r}")
@@ -890,7 +779,7 @@ def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
     journal_path = out_dir / f"{rep.stem}-journal.jsonl"
     stem = out_dir / rep.stem
     rows, grid, run_rows, datas, texts = [], [], [], {}, []
-    bar = _Progress(progress, rep.name)
+    bar = Progress(progress, rep.name)
     say = bar.write if verbose else (lambda text: None)
     journal = Journal(journal_path, config, resume=resume)
     try:
@@ -920,7 +809,9 @@ def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
                 bar.add(len(runs) - counted, len(runs) - counted - len(todo),
                         f"{rep.name} {ds}")
                 counted = len(runs)
-                for i, row in _execute(runs, todo, data.X, data.y, n_jobs, scheduler):
+                tasks = [(r.fn, r.kwargs) for r in runs]
+                for i, row in execute(tasks, todo, data.X, data.y, n_jobs=n_jobs,
+                                      scheduler=scheduler):
                     journal.record(keys[i], row)
                     bar.step()
                 done = journal.done()
@@ -988,7 +879,7 @@ def _write_outputs(rep, out_dir, stem, rows, grid, run_rows, datas, texts, optio
     _write_csv(files[0], _columns(rows, _ROW_FIRST), rows)
     _write_csv(files[1], _columns(grid, ("dataset", "learner", "params", "selected")), grid)
     _write_csv(files[2], _columns(run_rows), run_rows)
-    _atomic_write(files[4], text + "\n")
+    atomic_write(files[4], text + "\n")
     if not partial:
         files += rep.figures(rows, datas, Path(f"{stem}_agreement"))
         write_agreement(out_dir, rep.name, [
@@ -1009,5 +900,5 @@ def _write_outputs(rep, out_dir, stem, rows, grid, run_rows, datas, texts, optio
         "protocol": rep.protocol(), "rows": rows, "grid": grid, "text": text,
         "files": [str(f) for f in files], "seconds": seconds,
     })
-    _atomic_write(files[3], json.dumps(summary, indent=1))
+    atomic_write(files[3], json.dumps(summary, indent=1))
     return summary

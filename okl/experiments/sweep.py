@@ -37,12 +37,9 @@ journal written for another grid, seed, stream or okl version is refused.
 from __future__ import annotations
 
 import csv
-import hashlib
+import io
 import json
 import math
-import os
-import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +47,7 @@ import numpy as np
 import okl
 from okl import registry
 from okl._validation import check_matrix
+from okl.experiments.executor import Progress, atomic_write, execute, fingerprint, sweep_order
 from okl.experiments.journal import Journal, run_key
 from okl.kernels import KERNELS, make_kernel
 
@@ -140,19 +138,14 @@ def _accepted_anywhere(grid) -> set:
     return names
 
 
-def _order(seed: int, permutation: int, T: int) -> np.ndarray:
-    return np.random.default_rng([seed, permutation]).permutation(T)
-
-
 def run_one(config: Config, X, y, permutation: int, seed: int = 0, timing: bool = True) -> dict:
     """One row of a sweep: ``config`` on permutation ``permutation`` of ``(X, y)``.
 
     ``timing=False`` leaves out the wall-clock ``seconds``, the one value of a row
     that is not a function of its inputs.
     """
-    order = _order(seed, permutation, X.shape[0])
-    learner = config.build(seed=int(np.random.default_rng([seed, permutation, 1])
-                                    .integers(2**31)))
+    order, learner_seed = sweep_order(seed, permutation, X.shape[0])
+    learner = config.build(seed=learner_seed)
     trace = learner.run(X[order], None if y is None else np.asarray(y)[order])
     row = config.as_dict()
     row.update(permutation=permutation, seed=seed, rounds=trace.n_rounds,
@@ -168,8 +161,8 @@ def run_one(config: Config, X, y, permutation: int, seed: int = 0, timing: bool 
     return row
 
 
-def _indexed_run(index, config, X, y, permutation, seed, timing):
-    return index, run_one(config, X, y, permutation, seed, timing)
+def _task(X, y, *, config, permutation, seed, timing):
+    return run_one(config, X, y, permutation, seed, timing)
 
 
 def run_key_of(config: Config, permutation: int) -> str:
@@ -180,17 +173,8 @@ def run_key_of(config: Config, permutation: int) -> str:
 
 def data_fingerprint(X, y) -> dict:
     """Shape, kind and BLAKE2 digest of a checked stream ``X`` and its labels ``y``."""
-    digest = hashlib.blake2b(digest_size=20)
-    if hasattr(X, "indptr"):
-        parts = (X.data, X.indices, X.indptr)
-    else:
-        parts = (X,)
-    for part in parts + (() if y is None else (np.asarray(y),)):
-        part = np.ascontiguousarray(part)
-        digest.update(f"{part.dtype.str}{part.shape}".encode())
-        digest.update(memoryview(part).cast("B"))
     return {"shape": list(X.shape), "sparse": hasattr(X, "indptr"),
-            "labels": y is not None, "blake2b": digest.hexdigest()}
+            "labels": y is not None, "blake2b": fingerprint(X, y)}
 
 
 def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
@@ -263,55 +247,15 @@ def _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler, progress, ini
     """``(index, row)`` of the tasks ``todo`` in the order they finish."""
     if not todo:
         return
-    if scheduler is not None:
-        yield from _on_dask(tasks, todo, X, y, seed, timing, scheduler, progress, initial)
-        return
-    from joblib import Parallel, delayed
-
-    # batch_size=1: joblib's automatic batching returns fast runs in batches, so a kill
-    # would lose runs that had finished but not yet come back to be journaled
-    runs = Parallel(n_jobs=n_jobs, return_as="generator_unordered",
-                    batch_size=1)(
-        delayed(_indexed_run)(i, tasks[i][0], X, y, tasks[i][1], seed, timing) for i in todo)
-    yield from _progress(runs, len(tasks), progress, initial)
-
-
-def _progress(iterable, total, enabled, initial=0):
-    if not enabled:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, total=total, initial=initial, unit="run")
-
-
-def _on_dask(tasks, todo, X, y, seed, timing, scheduler, progress, initial):
-    """Runs on a Dask cluster, yielded as they finish.  A worker lost mid-run costs
-    only its runs in flight, which the scheduler reruns elsewhere; a run that fails
-    (or kills workers ``distributed.scheduler.allowed-failures`` times) is raised once
-    every other run has been collected, so that none of them is lost."""
+    jobs = [(_task, dict(config=c, permutation=p, seed=seed, timing=timing))
+            for c, p in tasks]
+    bar = Progress(progress, total=len(tasks), initial=initial)
     try:
-        from distributed import Client, as_completed
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ValueError("a Dask scheduler needs the 'distributed' package: "
-                         "pip install 'okl[dask]'") from exc
-    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-    try:
-        X_remote, y_remote = client.scatter([X, y], broadcast=True)
-        futures = [client.submit(_indexed_run, i, tasks[i][0], X_remote, y_remote,
-                                 tasks[i][1], seed, timing, pure=False) for i in todo]
-        failed = []
-        for future in _progress(as_completed(futures), len(tasks), progress, initial):
-            try:
-                result = future.result()
-            except Exception as exc:      # noqa: BLE001 - re-raised below
-                failed.append(exc)
-                continue
-            yield result
-        if failed:
-            raise failed[0]
+        for i, row in execute(jobs, todo, X, y, n_jobs=n_jobs, scheduler=scheduler):
+            bar.step()
+            yield i, row
     finally:
-        if client is not scheduler:
-            client.close()
+        bar.close()
 
 
 def summarize(rows: list[dict], metric: str | None = None) -> list[dict]:
@@ -361,39 +305,18 @@ def _columns(rows):
     return config + [k for k in measured if k not in config]
 
 
-@contextmanager
-def _replacing(path, newline=None):
-    """Write ``path`` through a temporary file renamed over it: a reader (or a sweep
-    killed while writing) sees the old file or the new one, never half of one."""
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
-                               prefix=os.path.basename(path) + ".", suffix=".tmp")
-    umask = os.umask(0o022)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)        # the mode open(path, "w") would give
-    try:
-        with os.fdopen(fd, "w", newline=newline) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def write_csv(rows: list[dict], path) -> None:
     """Tidy CSV: one row per run, the union of the rows' keys as columns (written
     to a temporary file renamed into place)."""
-    with _replacing(path, newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=_columns(rows), restval="")
-        writer.writeheader()
-        writer.writerows(rows)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=_columns(rows), restval="")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write(path, buf.getvalue(), newline="")
 
 
 def write_json(rows: list[dict], path) -> None:
-    with _replacing(path) as fh:
-        json.dump(rows, fh, indent=2, default=_json_default)
+    atomic_write(path, json.dumps(rows, indent=2, default=_json_default))
 
 
 def _json_default(value):
