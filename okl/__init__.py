@@ -32,6 +32,15 @@ _FIRST = ["Kernel", "Gaussian", "Polynomial", "Linear", "Laplacian",
           "datasets", "Trace", "check_learner"]
 
 
+def get_include() -> str:
+    """The folder to put on Cython's include path to ``cimport`` okl's typed
+    declarations (``from okl._core cimport Learner, Row``) in a learner of your own
+    (docs/own_learner.rst)."""
+    import os
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def _all():
     learners = import_module("okl.learners")
     return _FIRST + list(learners.__all__)

@@ -327,6 +327,16 @@ def _refused(call, message, before, learner, problems, what):
         problems.append(f"{what}: the learner's state changed")
 
 
+def _picklable(rule, learner):
+    try:
+        return state_bytes(learner)
+    except Exception as exc:  # noqa: BLE001 - reported as the rule's failure
+        raise ContractError("pickling", type(learner).__name__,
+                            f"pickling raised {type(exc).__name__}: {exc} (needed by the "
+                            f"rule {rule!r} to compare states; a learner class must be "
+                            f"importable by name and its attributes must pickle)") from exc
+
+
 def bad_input_problems(make, X=None, y=None, warm=WARM) -> list[str]:
     """Every bad input of :data:`BAD_BATCHES` and :data:`BAD_ROWS` at every entry point,
     on a fresh learner and after ``warm`` rounds: the list of what went wrong."""
@@ -339,7 +349,7 @@ def bad_input_problems(make, X=None, y=None, warm=WARM) -> list[str]:
         if is_warm:
             learner.run(X[:warm], yy[:warm])
         Xb, yb = X[warm:], yy[warm:]
-        before = state_bytes(learner)
+        before = _picklable("bad input", learner)
         tag = "warm" if is_warm else "fresh"
         batch_entries = {
             "run": lambda A, b: learner.run(A, b),

@@ -1,0 +1,77 @@
+"""The kernel Passive-Aggressive algorithm as a learner of your own, in numpy.
+
+Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
+Algorithms*, JMLR 7 (2006), Fig. 1 with kernels (Sec. 3): on round ``t`` predict
+``f_t(x_t) = sum_i alpha_i k(x_i, x_t)``, suffer the hinge loss
+``l_t = max(0, 1 - y_t f_t(x_t))`` and, when ``l_t > 0``, add ``x_t`` with
+``alpha_t = tau_t y_t``:
+
+* PA:    ``tau_t = l_t / k(x_t, x_t)``                  (eq. 3)
+* PA-I:  ``tau_t = min(C, l_t / k(x_t, x_t))``          (eq. 6)
+* PA-II: ``tau_t = l_t / (k(x_t, x_t) + 1 / (2 C))``    (eq. 7)
+
+A Gaussian kernel, ``k(x, v) = exp(-||x - v||^2 / (2 sigma^2))``, computed from cached
+squared norms as ``||s||^2 + ||x||^2 - 2 <s, x>`` (one matrix-vector product a round).
+This file is the whole learner: ``okl run --learner kernel_pa:KernelPA``,
+``okl sweep``, ``okl bounds`` and ``okl reproduce pomdr-table2 --learners POMDR
+kernel_pa:KernelPA -p C=0.1,1`` take it as it is (docs/own_learner.rst).
+"""
+import numpy as np
+
+import okl
+
+
+class KernelPA(okl.PythonLearner):
+    """Kernel Passive-Aggressive (Crammer et al., JMLR 2006), PA, PA-I or PA-II."""
+
+    def __init__(self, kernel=None, C=1.0, variant="PA-I"):
+        if variant not in ("PA", "PA-I", "PA-II"):
+            raise ValueError(f"variant must be 'PA', 'PA-I' or 'PA-II', got {variant!r}")
+        if not C > 0:
+            raise ValueError(f"C must be > 0, got {C!r}")
+        if kernel is not None and not isinstance(kernel, okl.Gaussian):
+            raise ValueError(f"KernelPA computes a Gaussian kernel, got {kernel!r}")
+        self.kernel = okl.Gaussian(1.0) if kernel is None else kernel
+        self.C = C
+        self.variant = variant
+        self.S = np.empty((0, 0))      # support vectors, rows 0 .. n - 1 in use
+        self.sq = np.empty(0)          # their squared norms
+        self.alpha = np.empty(0)       # their coefficients
+        self.n = 0
+
+    def score(self, x):
+        if self.n == 0:
+            return 0.0
+        d2 = self.sq[:self.n] + x @ x - 2.0 * (self.S[:self.n] @ x)
+        gamma = 1.0 / (2.0 * self.kernel.sigma ** 2)
+        return float(np.exp(-gamma * np.maximum(d2, 0.0)) @ self.alpha[:self.n])
+
+    def update(self, x, y, score):
+        loss = max(0.0, 1.0 - y * score)
+        if loss > 0.0:
+            kxx = 1.0                          # k(x, x) of the Gaussian kernel
+            if self.variant == "PA":
+                tau = loss / kxx
+            elif self.variant == "PA-I":
+                tau = min(self.C, loss / kxx)
+            else:
+                tau = loss / (kxx + 1.0 / (2.0 * self.C))
+            self._append(x, tau * y)
+        return loss
+
+    def support_size(self):
+        return self.n
+
+    def _append(self, x, a):
+        if self.n == len(self.alpha):          # grow the buffers by doubling
+            size = max(64, 2 * self.n)
+            S = np.empty((size, x.size))
+            if self.n:
+                S[:self.n] = self.S[:self.n]
+            self.S = S
+            self.sq = np.resize(self.sq, size)
+            self.alpha = np.resize(self.alpha, size)
+        self.S[self.n] = x
+        self.sq[self.n] = x @ x
+        self.alpha[self.n] = a
+        self.n += 1
