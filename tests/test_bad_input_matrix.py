@@ -6,11 +6,9 @@ set, typed buffers, random generator, per-run records): the bytes before and aft
 refused call are equal, on a fresh learner (the first call must not even fix ``d``)
 and on one that has learned 40 rounds.
 
-Learners join by themselves: every learner of the learner registry is covered, by the
-examples it declares (``conftest.LEARNERS``) and, for a class that declares none, by an
-instance with default parameters (and ``T`` for a learner with a horizon).  A new
-learner that cannot be built so fails ``test_every_exported_learner_is_covered`` until
-it declares an example.
+Learners join by themselves: every learner of the learner registry is covered by the
+examples it declares (``conftest.LEARNERS``); one that declares none fails
+``test_every_exported_learner_is_covered``.
 docs/bad_input.rst lists what each bad input gets.
 """
 import inspect
@@ -22,7 +20,6 @@ import scipy.sparse as sp
 import okl
 import okl.learners
 from conftest import LEARNERS, xor_stream
-from okl.learners.base import HorizonLearner
 
 D = 3          # width of the streams
 WARM = 40      # rounds learned before the mid-stream checks
@@ -37,31 +34,8 @@ LEARNER_CLASSES = [entry.cls for entry in okl.registry.entries().values()
                    if entry.cls.__module__.startswith("okl.")]
 
 
-def _default_factory(cls):
-    """``cls()`` (with a horizon for learners that need one to learn one at a time)."""
-    def make():
-        kwargs = {"T": 2000} if issubclass(cls, HorizonLearner) else {}
-        if "seed" in cls._param_names:
-            kwargs["seed"] = 0          # replays (tests/test_threads.py) need the same draws
-        return cls(**kwargs)
-    make.__name__ = f"{cls.__name__}()"
-    return make
-
-
-def _covered_classes(factories):
-    return {type(make()) for make in factories}
-
-
-def _cases():
-    cases = list(LEARNERS)
-    built = _covered_classes(cases)
-    for cls in LEARNER_CLASSES:
-        if not any(issubclass(t, cls) for t in built):
-            cases.append(_default_factory(cls))
-    return cases
-
-
-CASES = _cases()
+#: every learner's declared examples (a class without one fails the test below)
+CASES = list(LEARNERS)
 
 
 def _case_id(make):
@@ -72,10 +46,10 @@ def _case_id(make):
 
 
 def test_every_exported_learner_is_covered():
-    built = _covered_classes(CASES)
+    built = {type(make()) for make in CASES}
     missing = [cls.__name__ for cls in LEARNER_CLASSES
                if not any(issubclass(t, cls) for t in built)]
-    assert not missing, f"add a factory to tests/conftest.py LEARNERS for {missing}"
+    assert not missing, f"declare examples=[...] in register_learner for {missing}"
     assert len(LEARNER_CLASSES) >= 20
 
 
@@ -103,14 +77,6 @@ def _labels(learner, X, y):
 # learner's examples by tests/test_contract.py.
 from okl.testing import BAD_BATCHES, _refused  # noqa: E402
 from okl.testing import state_bytes as _state  # noqa: E402
-
-
-@pytest.mark.parametrize("make", [m for m in CASES if not hasattr(m, "entry")],
-                         ids=_case_id)
-def test_bad_input_matrix_of_default_instances(make):
-    """A learner class that declares no example is checked with default parameters."""
-    problems = okl.testing.bad_input_problems(make)
-    assert not problems, "\n".join(problems)
 
 
 def test_the_matrix_checks_can_fail():

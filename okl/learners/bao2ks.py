@@ -175,15 +175,6 @@ class BAO2KS(_KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
         M = default_reservoir(T) if self.M is None else self.M
         return lam, M
 
-    def _known_horizon(self):
-        T = self.T if self.T is not None else self._horizon()
-        return None if T <= 0 else T
-
-    def _checked(self, X, y):
-        stream, labels = super()._checked(X, y)
-        self._horizon_for(stream.T)
-        return stream, labels
-
     def _begin_stream(self, n_rounds):
         T = self._horizon_for(n_rounds)
         if self._horizon() <= 0:

@@ -523,14 +523,41 @@ class HorizonLearner:
     re-deriving the parameters from a growing ``t`` is an algorithm none of the papers
     analyses.  Pass an upper bound of the stream's length as ``T``
     (docs/bad_input.rst).  A subclass sets ``_horizon_depends`` (what depends on ``T``, for
-    the message) and implements ``_known_horizon()`` (the horizon fixed so far, or
-    ``None``); it is listed before ``OnlineLearner`` in the bases.
+    the message), has a core method ``_horizon()`` (or overrides ``_core_horizon``) and
+    may check a first example's width in ``_check_first``; ``_checked`` fixes the
+    horizon of each learning call before any state changes (``_run_horizon()`` reads
+    it when the core is set up).  It is listed before ``OnlineLearner`` in the bases.
     """
 
     _horizon_depends = "its parameters"
 
+    #: the horizon the current learning call runs under (set by ``_checked``)
+    _pending_T = None
+
+    def _core_horizon(self) -> int:
+        """The horizon the typed core was set up with (``<= 0``: not yet)."""
+        return self._horizon()
+
     def _known_horizon(self):
-        raise NotImplementedError
+        """The horizon fixed so far: the parameter ``T``, else the core's, else ``None``."""
+        T = self.T if self.T is not None else self._core_horizon()
+        return None if T <= 0 else T
+
+    def _check_first(self, d: int) -> None:
+        """Raise the ``ValueError`` a first example of width ``d`` would meet (a budget
+        that buys too little for that width), before any state changes."""
+
+    def _checked(self, X, y):
+        stream, labels = super()._checked(X, y)
+        T = self._horizon_for(stream.T)
+        if self.n_features is None:
+            self._check_first(stream.d)
+        self._pending_T = T
+        return stream, labels
+
+    def _run_horizon(self) -> int:
+        """The horizon of the stream being set up: ``T``, else the call's (``_checked``)."""
+        return self.T if self.T is not None else self._pending_T
 
     def _horizon_for(self, n_rounds):
         """The horizon a learning call of ``n_rounds`` runs under (checked, no state change)."""

@@ -434,9 +434,8 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
 
     _horizon_depends = "z_t, lambda and eta"
 
-    def _known_horizon(self):
-        T = self.T if self.T is not None else self._bat_horizon()
-        return None if T <= 0 else T
+    def _core_horizon(self):
+        return self._bat_horizon()
 
     def _checked(self, X, y):
         stream, labels = super()._checked(X, y)

@@ -36,17 +36,8 @@ class _Regressors(HorizonLearner):
                 else self.beta)
         return eta, self.lam, beta
 
-    def _known_horizon(self):
-        T = self.T if self.T is not None else self._horizon()
-        return None if T <= 0 else T
-
-    def _checked(self, X, y):
-        stream, labels = super()._checked(X, y)
-        T = self._horizon_for(stream.T)
-        if self.n_features is None:
-            self._capacity(stream.d)      # ValueError before any state changes
-        self._pending_T = T
-        return stream, labels
+    def _check_first(self, d):
+        self._capacity(d)
 
     def _common_params(self, kernels, B, memory_budget, time_budget, T, eta, lam, beta, seed,
                        gaussian=False, why=""):
@@ -64,7 +55,6 @@ class _Regressors(HorizonLearner):
         self.beta = None if beta is None else check_real(beta, "beta", low=0, high=1,
                                                          low_open=True, high_open=True)
         self.seed = check_seed(seed)
-        self._pending_T = None
 
     @property
     def horizon_(self):
@@ -195,7 +185,7 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
     def _ensure_allocated(self, d):
         if self.n_features is None:
             cap = self._capacity(d)
-            T = self.T if self.T is not None else self._pending_T
+            T = self._run_horizon()
             self._core_allocate(d, 1, False)
             self._bomkr_allocate(self.kernels, cap)
             self._comb_set_horizon(T, *self._settings_for(T))
@@ -322,7 +312,7 @@ class BOMKRV(_Regressors, OnlineLearner, BOMKRVCore):
     def _ensure_allocated(self, d):
         if self.n_features is None:
             B = self._capacity(d)
-            T = self.T if self.T is not None else self._pending_T
+            T = self._run_horizon()
             self._core_allocate(d, B, False)
             self._bomkrv_allocate(B)
             self._comb_set_horizon(T, *self._settings_for(T))

@@ -166,7 +166,6 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
         self.step = check_choice(step, "step", _STEPS)
         self.init_sigma = check_real(init_sigma, "init_sigma", low=0, low_open=True)
         self.seed = check_seed(seed)
-        self._pending_T = None
         self._core_setup(None, self.seed, True)
         self._iska_setup(self.kernels, Gaussian(self.init_sigma).kernel_params()[1], self.q,
                          self.lam, self.mu, _STEPS[self.step])
@@ -188,22 +187,13 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
                              f"class)")
         return B
 
-    def _known_horizon(self):
-        T = self.T if self.T is not None else self._horizon()
-        return None if T <= 0 else T
-
-    def _checked(self, X, y):
-        stream, labels = super()._checked(X, y)
-        T = self._horizon_for(stream.T)
-        if self.n_features is None:
-            self._example_budget(stream.d)      # ValueError before any state changes
-        self._pending_T = T
-        return stream, labels
+    def _check_first(self, d):
+        self._example_budget(d)
 
     def _ensure_allocated(self, d):
         if self.n_features is None:
             B = self._example_budget(d)
-            T = self.T if self.T is not None else self._pending_T
+            T = self._run_horizon()
             self._core_allocate(d, 1, False)
             self._iska_allocate(self.kernels[0], B)
             self._iska_set_horizon(T, 5.0 / math.sqrt(T) if self.eta is None else self.eta)

@@ -226,7 +226,6 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
         self.sampling = (None if sampling is None
                          else check_choice(sampling, "sampling", _SAMPLINGS))
         self.seed = check_seed(seed)
-        self._pending_T = None
         z_form = self.z_form_
         l_m = self.l_m if self.l_m is not None else ("running" if r else None)
         sampling = self.sampling or ("every_round" if r and self.loss == "absolute"
@@ -276,22 +275,13 @@ class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
 
     _horizon_depends = "z_t, eta and lambda"
 
-    def _known_horizon(self):
-        T = self.T if self.T is not None else self._horizon()
-        return None if T <= 0 else T
-
-    def _checked(self, X, y):
-        stream, labels = super()._checked(X, y)
-        T = self._horizon_for(stream.T)
-        if self.n_features is None:
-            self._example_budget(stream.d)      # ValueError before any state changes
-        self._pending_T = T
-        return stream, labels
+    def _check_first(self, d):
+        self._example_budget(d)
 
     def _ensure_allocated(self, d):
         if self.n_features is None:
             B = self._example_budget(d)
-            T = self.T if self.T is not None else self._pending_T
+            T = self._run_horizon()
             self._core_allocate(d, max(1, min(B, T)), False)
             self._lkm_allocate()
             self._lkm_set_horizon(T, B, *self._settings_for(T, B))

@@ -144,7 +144,6 @@ class OKS(HorizonLearner, OnlineLearner, OKSCore):
                              f"{importance_weighted!r}")
         self.importance_weighted = bool(importance_weighted)
         self.seed = check_seed(seed)
-        self._pending_T = None
         self._core_setup(None, self.seed, self.loss == "hinge")
         self._oks_setup(len(self.kernels), 0 if self.loss == "hinge" else 1,
                         _UPDATES[self.update], _LOSSES[self.loss], self.delta,
@@ -171,22 +170,13 @@ class OKS(HorizonLearner, OnlineLearner, OKSCore):
         lam = 5.0 / math.sqrt(T) if self.lam is None else self.lam
         return eta, lam
 
-    def _known_horizon(self):
-        T = self.T if self.T is not None else self._horizon()
-        return None if T <= 0 else T
-
-    def _checked(self, X, y):
-        stream, labels = super()._checked(X, y)
-        T = self._horizon_for(stream.T)
-        if self.n_features is None:
-            self._example_budget(stream.d)      # ValueError before any state changes
-        self._pending_T = T
-        return stream, labels
+    def _check_first(self, d):
+        self._example_budget(d)
 
     def _ensure_allocated(self, d):
         if self.n_features is None:
             B = self._example_budget(d)
-            T = self.T if self.T is not None else self._pending_T
+            T = self._run_horizon()
             self._core_allocate(d, 1, False)
             cap = _INITIAL_CAPACITY if B < 0 else max(1, min(_INITIAL_CAPACITY, B))
             self._oks_allocate(self.kernels, B, cap)

@@ -84,10 +84,6 @@ class _POMDBase(_KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
 
     _horizon_depends = "The ALD threshold T^-zeta, B0 and line 8 of Algorithm 1"
 
-    def _known_horizon(self):
-        T = self.T if self.T is not None else self._horizon()
-        return None if T <= 0 else T
-
     def _horizon_for(self, n_rounds):
         T = super()._horizon_for(n_rounds)
         self._settings_for(T)   # validates B0 < B for this T

@@ -239,17 +239,9 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
         cycle = default_cycle(T) if self.cycle is None else self.cycle
         return eta, cycle
 
-    def _known_horizon(self):
-        T = self.T if self.T is not None else self._horizon()
-        return None if T <= 0 else T
-
-    def _checked(self, X, y):
-        stream, labels = super()._checked(X, y)
-        if self._pool is not None and stream.d != self._pool.shape[1]:
-            raise ValueError(f"X has {stream.d} features, landmark_pool has "
-                             f"{self._pool.shape[1]}")
-        self._horizon_for(stream.T)
-        return stream, labels
+    def _check_first(self, d):
+        if self._pool is not None and d != self._pool.shape[1]:
+            raise ValueError(f"X has {d} features, landmark_pool has {self._pool.shape[1]}")
 
     def _begin_stream(self, n_rounds):
         T = self._horizon_for(n_rounds)
