@@ -10,8 +10,7 @@ import numpy as np
 from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._ahpatron import AhpatronCore, AVPCore
-from okl.learners.base import OnlineLearner
-from okl.learners.perceptron import _KernelExpansion
+from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
 
 __all__ = ["AVP", "Ahpatron"]
@@ -24,7 +23,7 @@ SPLIT_RULES = {"oldest": 0, "newest": 1, "r": 2}
     paper="ahpatron", task="classification",
     examples=[dict(kernel=Gaussian(1.0), U=3.0, setting="corollary2")],
     bounds="okl.experiments.bounds.ahpatron:avp")
-class AVP(_KernelExpansion, OnlineLearner, AVPCore):
+class AVP(KernelExpansion, OnlineLearner, AVPCore):
     r"""AVP, the Aggressive Variant of Perceptron: Algorithm 1 of Liao et al. (AAAI 2024).
 
     With ``f_1 = 0``, on round ``t`` predict ``sign(f_t(x_t))`` and, when
@@ -146,7 +145,7 @@ class AVP(_KernelExpansion, OnlineLearner, AVPCore):
     paper="ahpatron", task="classification",
     examples=[dict(kernel=Gaussian(1.0), B=10)],
     bounds="okl.experiments.bounds.ahpatron:ahpatron")
-class Ahpatron(_KernelExpansion, OnlineLearner, AhpatronCore):
+class Ahpatron(KernelExpansion, OnlineLearner, AhpatronCore):
     r"""Ahpatron: Algorithm 2 of Liao et al. (AAAI 2024), AVP on a budget ``B``.
 
     With ``f_1 = 0``, on round ``t``, when ``y_t f_t(x_t) < 1 - eps``:

@@ -6,8 +6,7 @@ import math
 from okl._validation import check_real, check_seed
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._alma import ALMACore
-from okl.learners.base import OnlineLearner
-from okl.learners.perceptron import _KernelExpansion
+from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
 
 __all__ = ["ALMA"]
@@ -17,7 +16,7 @@ __all__ = ["ALMA"]
     paper="norma", role="baseline", task="classification",
     examples=[dict(kernel=Gaussian(1.0), alpha=0.5)],
     bounds="okl.experiments.bounds.norma:alma")
-class ALMA(_KernelExpansion, OnlineLearner, ALMACore):
+class ALMA(KernelExpansion, OnlineLearner, ALMACore):
     r"""ALMA_2(alpha; B, C), Gentile, *A New Approximate Maximal Margin Classification
     Algorithm* (JMLR 2, 2001), in the RKHS of a kernel.
 

@@ -15,8 +15,7 @@ import numpy as np
 from okl._validation import check_int, check_real, check_seed
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._bao2ks import BAO2KSCore
-from okl.learners.base import HorizonLearner, OnlineLearner
-from okl.learners.perceptron import _KernelExpansion
+from okl.learners.base import HorizonLearner, KernelExpansion, OnlineLearner
 from okl.registry import register_learner
 
 __all__ = ["BAO2KS", "default_lam", "default_reservoir"]
@@ -40,7 +39,7 @@ def default_reservoir(T: int) -> int:
     paper="pomdr", role="baseline", task="classification",
     examples=[dict(kernel=Gaussian(1.0), B=15, lam=0.3, M=4, U=3.0, T=600, seed=5)],
     bounds="okl.experiments.bounds.pomdr:bao2ks", aliases=("B(AO)2KS",))
-class BAO2KS(_KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
+class BAO2KS(KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
     r"""B(AO)2KS with one kernel: budgeted optimistic online mirror descent with restarts
     (Liao & Li, ECML-PKDD 2021; the baseline of Li & Liao, AAAI 2023, Tables 1, 2 and 4).
 

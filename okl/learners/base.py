@@ -24,7 +24,8 @@ from okl import _core
 from okl._validation import as_stream, check_label, check_labels, check_row
 from okl.trace import Trace
 
-__all__ = ["OnlineLearner", "HorizonLearner", "one_blas_thread", "serialized"]
+__all__ = ["OnlineLearner", "HorizonLearner", "KernelExpansion", "one_blas_thread",
+           "serialized"]
 
 
 # ----------------------------------------------------------------------------------
@@ -507,6 +508,19 @@ class OnlineLearner(Serialized):
             state = self._core_state()
             state["extra"] = self._state()
             return (_rebuild, (type(self), self.get_params(), state))
+
+
+class KernelExpansion:
+    """Accessors of a learner whose hypothesis is ``f = sum_i coefficients[i]
+    k(support_vectors[i], .)`` held in the core's :class:`~okl.SupportSet`."""
+
+    @property
+    def support_vectors(self) -> np.ndarray:
+        return np.empty((0, 0)) if self.support_set is None else self.support_set.vectors
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        return np.empty(0) if self.support_set is None else self.support_set.coefficients
 
 
 class HorizonLearner:

@@ -8,8 +8,7 @@ import numpy as np
 from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._budget import BOGDCore, ForgetronCore, NORMAReplaceCore, RBPCore
-from okl.learners.base import OnlineLearner
-from okl.learners.perceptron import _KernelExpansion
+from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
 
 __all__ = ["Forgetron", "RBP", "BOGD", "BOGDPP", "NORMAReplace"]
@@ -19,7 +18,7 @@ def _check_budget(B):
     return check_int(B, "B", low=1, high=2 ** 31 - 1)
 
 
-class _Budgeted(_KernelExpansion):
+class _Budgeted(KernelExpansion):
     """Shared accessors of the budgeted learners."""
 
     def _allocation(self):

@@ -10,11 +10,10 @@ from okl._validation import LOSS_CODES, check_choice, check_int, check_real, che
 from okl.kernels import Gaussian, check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._lkmbooks import LKMBooksCore
-from okl.learners.base import HorizonLearner, OnlineLearner
+from okl.learners.base import HorizonLearner, KernelExpansion, OnlineLearner
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
-from okl.learners.perceptron import _KernelExpansion
 from okl.registry import register_learner
 
 __all__ = ["LKMBooks", "paper_kernels"]
@@ -36,7 +35,7 @@ def _check_kernels(kernels):
               dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(4.0)], loss="absolute",
                    B=15, T=600, lam=0.5, seed=2)],
     bounds="okl.experiments.bounds.selection:lkmbooks")
-class LKMBooks(_KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
+class LKMBooks(KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
     r"""LKMBooks, Learning Kernel for Memory BOunded Online Kernel Selection: Li & Liao,
     *Online kernel selection with computational constraints*, Sec. 3.2, Theorems 2-3.
 

@@ -7,8 +7,7 @@ import numpy as np
 from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._norma import NORMACore
-from okl.learners.base import OnlineLearner
-from okl.learners.perceptron import _KernelExpansion
+from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
 
 __all__ = ["NORMA"]
@@ -25,7 +24,7 @@ _NU_LOSSES = {"nu_classification", "novelty", "nu_epsilon", "huber_adaptive"}
               dict(kernel=Gaussian(1.0), loss="nu_epsilon", nu=0.3, schedule="sqrt",
                    track_norm=True)],
     bounds="okl.experiments.bounds.norma:norma")
-class NORMA(_KernelExpansion, OnlineLearner, NORMACore):
+class NORMA(KernelExpansion, OnlineLearner, NORMACore):
     r"""NORMA, Kivinen, Smola & Williamson, *Online Learning with Kernels* (IEEE TSP 2004).
 
     Stochastic gradient descent on the regularized instantaneous risk,

@@ -6,29 +6,17 @@ import numpy as np
 from okl._validation import CLASSIFICATION_LOSSES, LOSS_CODES, check_choice, check_seed, check_sgd_rate
 from okl.kernels import Gaussian, Laplacian, check_kernel
 from okl.learners._perceptron import KernelOGDCore, PerceptronCore
-from okl.learners.base import OnlineLearner
+from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
 
 __all__ = ["Perceptron", "KernelOGD"]
-
-
-class _KernelExpansion:
-    """``f = sum_i coefficients[i] k(support_vectors[i], .)`` accessors."""
-
-    @property
-    def support_vectors(self) -> np.ndarray:
-        return np.empty((0, 0)) if self.support_set is None else self.support_set.vectors
-
-    @property
-    def coefficients(self) -> np.ndarray:
-        return np.empty(0) if self.support_set is None else self.support_set.coefficients
 
 
 @register_learner(
     paper="ahpatron", role="baseline", task="classification",
     examples=[dict(kernel=Gaussian(1.0))],
     bounds="okl.experiments.bounds.ahpatron:perceptron")
-class Perceptron(_KernelExpansion, OnlineLearner, PerceptronCore):
+class Perceptron(KernelExpansion, OnlineLearner, PerceptronCore):
     """Kernel Perceptron (Rosenblatt 1958; Freund & Schapire 1999).
 
     On round ``t`` predict ``sign(f_t(x_t))`` with
@@ -63,7 +51,7 @@ _LOSSES = LOSS_CODES
     examples=[dict(kernel=Gaussian(1.0), loss="hinge", eta=0.3, lam=0.05, schedule="sqrt"),
               dict(kernel=Laplacian(2.0), loss="squared", eta=0.2)],
     bounds="okl.experiments.bounds.norma:kernelogd")
-class KernelOGD(_KernelExpansion, OnlineLearner, KernelOGDCore):
+class KernelOGD(KernelExpansion, OnlineLearner, KernelOGDCore):
     """Kernel online gradient descent, eq. (9) of Kivinen, Smola & Williamson (2004).
 
     ``f_{t+1} = (1 - eta_t lam) f_t - eta_t l'(f_t(x_t), y_t) k(x_t, .)``, i.e.

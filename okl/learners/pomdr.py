@@ -11,8 +11,7 @@ from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._pomdr import POMDRCore
 from okl.learners import base as _base
-from okl.learners.base import HorizonLearner, OnlineLearner, _unlocked
-from okl.learners.perceptron import _KernelExpansion
+from okl.learners.base import HorizonLearner, KernelExpansion, OnlineLearner, _unlocked
 from okl.registry import register_learner
 
 __all__ = ["POMD", "POMDR", "default_B0", "budget_B0"]
@@ -58,7 +57,7 @@ def budget_B0(T: int, B: int) -> tuple[int, str | None]:
     return B0, note
 
 
-class _POMDBase(_KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
+class _POMDBase(KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
     """Shared surface of POMD and POMDR: the horizon ``T``, extras and pickling."""
 
     _blas_in_round_loop = True  # triangular solves / dgemv against the ALD dictionary

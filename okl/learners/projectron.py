@@ -4,8 +4,7 @@ from __future__ import annotations
 from okl._validation import check_choice, check_real, check_seed
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._projectron import ProjectronCore
-from okl.learners.base import OnlineLearner
-from okl.learners.perceptron import _KernelExpansion
+from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
 
 __all__ = ["Projectron", "ProjectronPP"]
@@ -15,7 +14,7 @@ _MARGIN_NONE, _MARGIN_PAPER, _MARGIN_FULL = 0, 1, 2
 _MARGIN_UPDATES = {"paper": _MARGIN_PAPER, "full": _MARGIN_FULL}
 
 
-class _ProjectronBase(_KernelExpansion, OnlineLearner, ProjectronCore):
+class _ProjectronBase(KernelExpansion, OnlineLearner, ProjectronCore):
     """Shared surface: unbudgeted (growable) support set, extras, pickling."""
 
     _blas_in_round_loop = True  # triangular solves against the dictionary's factor
