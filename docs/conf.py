@@ -91,7 +91,8 @@ def _learner_pages() -> None:
 
     out = HERE / "learners"
     out.mkdir(exist_ok=True)
-    entries = [e for e in registry.entries().values() if e.cls.__module__.startswith("okl.")]
+    entries = [e for e in okl.learners.entries().values()
+               if e.cls.__module__.startswith("okl.")]
     index = ["Learners", "========", "",
              "One page per learner: its paper, the algorithm and equations it implements,",
              "its parameters, and what its ``Trace.extras`` report.  Every learner shares",

@@ -238,10 +238,10 @@ def _chunked(data) -> bool:
 
 
 def _list_learners() -> int:
-    from okl import registry
+    from okl import learners
 
     rows = [(e.name, e.paper or "-", e.role, e.task, e.summary)
-            for e in registry.entries().values()]
+            for e in learners.entries().values()]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for r in rows:
         print("  ".join(f"{v:<{w}}" for v, w in zip(r, widths)) + "  " + r[4])
@@ -347,7 +347,7 @@ def _trace_labels(traces: dict) -> dict:
 
 
 def _sweep(args) -> int:
-    from okl import registry
+    from okl import learners
     from okl.experiments import sweep as sw
 
     grid = {"learner": args.learner, "kernel": args.kernel.split(",")}
@@ -355,7 +355,7 @@ def _sweep(args) -> int:
     from okl.experiments.args import check_required
 
     for name in args.learner:      # before the data is read and the journal is made
-        check_required(registry.learner_class(name), grid)
+        check_required(learners.learner_class(name), grid)
     X, y, source = _stream(args)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

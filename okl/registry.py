@@ -1,4 +1,4 @@
-"""The one registry of learners.
+"""The one registry of learners: the declarations.
 
 Each learner declares, once and beside its class, what the rest of okl needs to
 know about it::
@@ -11,30 +11,28 @@ know about it::
 
 The ``okl`` namespace (``okl.__all__``), the command line (``okl run``, ``sweep``,
 ``bounds``, ``reproduce --learners``), the contract tests and the documentation's
-learner pages read this registry; no other list of learners is kept anywhere.  A
-module of ``okl.learners`` is imported when the registry is first read, so a new
-learner is found by adding its module (and, if it has a theorem, its bound to a
-theory module and a handler); nothing else changes.
+learner pages read the declarations through :mod:`okl.learners.catalog`
+(``okl.learners.entries()``, ``okl.learners.get(name)``), which sees every learner
+because importing ``okl.learners`` imports each of its modules; no other list of
+learners is kept anywhere.  A new learner is found by adding its module (and, if it
+has a theorem, its bound to a theory module and a handler); nothing else changes.
 
 A learner outside okl is used by its import path, ``"mymodule:MyLearner"`` (or
 ``"path/to/file.py:MyLearner"``), wherever okl takes a learner name; it may carry the
 same declaration (the decorator works on any class), which then supplies its bounds
 and examples, or none.
 
-This module imports nothing from the rest of okl at import time: it sits below the
-learners.
+This module sits below the learners and imports nothing of okl: the learner modules
+import it to declare themselves.
 """
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import os
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
-__all__ = ["LearnerEntry", "register_learner", "entries", "names", "get", "learner_class",
-           "parameter_names", "all_parameter_names", "added_paths", "PAPERS", "TASKS"]
+__all__ = ["LearnerEntry", "register_learner", "parameter_names", "all_parameter_names",
+           "added_paths", "PAPERS", "TASKS"]
 
 #: paper words, in the order the documentation lists them: the paper whose table or
 #: analysis a learner belongs to (its own, or the paper that compares against it)
@@ -114,7 +112,6 @@ class LearnerEntry:
 
 #: name -> entry, in registration order (okl's learners: module by module)
 _REGISTRY: dict[str, LearnerEntry] = {}
-_LOADED = False
 #: folders put on sys.path to import learners of your own (worker processes get them)
 _ADDED_PATHS: list[str] = []
 
@@ -169,56 +166,6 @@ def _qualname(cls) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def _load() -> None:
-    """Import every module of ``okl.learners`` (their decorators fill the registry)."""
-    global _LOADED
-    if not _LOADED:
-        importlib.import_module("okl.learners")
-        _LOADED = True
-
-
-def entries() -> dict[str, LearnerEntry]:
-    """Every registered learner: ``{name: LearnerEntry}`` (okl's, then any registered since)."""
-    _load()
-    return dict(_REGISTRY)
-
-
-def names() -> list[str]:
-    """The names of okl's registered learners, in registration order."""
-    return list(entries())
-
-
-def _key(name: str) -> str:
-    return str(name).replace("-", "").replace("_", "").lower()
-
-
-def get(name) -> LearnerEntry:
-    """The entry of learner ``name``.
-
-    ``name`` is a registered name (case-insensitive; ``-`` and ``_`` ignored) or an
-    alias, an import path ``"module:Class"`` / ``"path/to/file.py:Class"``, or a class.
-    A class from outside okl without a declaration gets an entry with no paper, no
-    bounds and no examples, its task read from ``is_classifier`` where it can be.
-    """
-    if isinstance(name, type):
-        return _entry_of_class(name, None)
-    text = str(name)
-    if ":" in text:
-        return _entry_of_class(_import_class(text), text)
-    table = entries()
-    key = _key(text)
-    for entry in table.values():
-        if _key(entry.name) == key or key in (_key(a) for a in entry.aliases):
-            return entry
-    raise ValueError(f"unknown learner {text!r}; learners: {list(table)}, or a class of "
-                     f"your own as module:Class (e.g. mymodule:MyLearner)")
-
-
-def learner_class(name):
-    """The class of learner ``name`` (see :func:`get`)."""
-    return get(name).cls
-
-
 def parameter_names(cls, params=()) -> tuple:
     """Constructor parameters of learner class ``cls``; for a dispatching class
     (``PKAWV(basis=...)``) those of the implementation that ``params["basis"]`` selects."""
@@ -236,57 +183,3 @@ def all_parameter_names(cls) -> set:
     return names
 
 
-def _entry_of_class(cls, spec) -> LearnerEntry:
-    from okl.learners.base import OnlineLearner
-
-    if not (isinstance(cls, type) and issubclass(cls, OnlineLearner)):
-        raise ValueError(f"{spec or cls!r} is not an okl learner class: a learner derives "
-                         f"from okl.OnlineLearner (in Python: okl.PythonLearner)")
-    entry = cls.__dict__.get("okl_entry")
-    for registered in entries().values():
-        if registered.cls is cls:
-            return registered
-    if entry is None:
-        task = getattr(cls, "task", "classification")
-        entry = LearnerEntry(name=spec or _qualname(cls), cls=cls,
-                             task=task if task in TASKS else "classification",
-                             role="method")
-    elif spec is not None and entry.name != spec:
-        entry = LearnerEntry(**{**entry.__dict__, "name": spec})
-    return entry
-
-
-def _import_class(spec: str):
-    """``"pkg.module:Class"`` or ``"dir/file.py:Class"`` -> the class."""
-    target, _, attr = spec.rpartition(":")
-    if not target or not attr:
-        raise ValueError(f"a learner's import path is module:Class, got {spec!r}")
-    if target.endswith(".py") or os.sep in target or "/" in target:
-        path = Path(target)
-        if not path.is_file():
-            raise ValueError(f"learner {spec!r}: no file {target}")
-        module_name = path.stem
-        module = sys.modules.get(module_name)
-        if module is None or Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
-            # the file's folder on sys.path, so that pickles (worker processes) find it by name
-            _add_path(str(path.resolve().parent))
-            module = importlib.import_module(module_name)
-    else:
-        try:
-            module = importlib.import_module(target)
-        except ModuleNotFoundError as exc:
-            if exc.name != target.split(".")[0] or "" in sys.path or os.getcwd() in sys.path:
-                raise ValueError(f"learner {spec!r}: {exc}") from None
-            _add_path(os.getcwd())               # as `python -m` does: the current folder
-            try:
-                module = importlib.import_module(target)
-            except ModuleNotFoundError as exc2:
-                raise ValueError(f"learner {spec!r}: {exc2} (looked in the current folder "
-                                 f"and on sys.path)") from None
-    cls = module
-    for part in attr.split("."):
-        try:
-            cls = getattr(cls, part)
-        except AttributeError:
-            raise ValueError(f"learner {spec!r}: module {target!r} has no {attr!r}") from None
-    return cls

@@ -78,6 +78,6 @@ def _factory(entry, index):
     return make
 
 
-LEARNERS = [_factory(entry, i) for entry in okl.registry.entries().values()
+LEARNERS = [_factory(entry, i) for entry in okl.learners.entries().values()
             if entry.cls.__module__.startswith("okl.")
             for i in range(len(entry.examples))]

@@ -30,7 +30,7 @@ WARM = 40      # rounds learned before the mid-stream checks
 # ----------------------------------------------------------------------------
 
 #: every learner okl ships: the learner registry
-LEARNER_CLASSES = [entry.cls for entry in okl.registry.entries().values()
+LEARNER_CLASSES = [entry.cls for entry in okl.learners.entries().values()
                    if entry.cls.__module__.startswith("okl.")]
 
 

@@ -29,6 +29,6 @@ def test_every_learner_keeps_the_contract(make, rule):
 
 
 def test_every_registered_learner_has_an_example():
-    missing = [name for name, e in okl.registry.entries().items()
+    missing = [name for name, e in okl.learners.entries().items()
                if e.cls.__module__.startswith("okl.") and not e.examples]
     assert not missing, f"declare examples=[...] in register_learner for {missing}"

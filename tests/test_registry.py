@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import okl
-from okl import registry
+from okl import learners, registry
 from okl.cli import main
 from okl.learners.base import OnlineLearner
 
@@ -60,7 +60,7 @@ def own_module(tmp_path, monkeypatch):
 
 
 def _okl_entries():
-    return {n: e for n, e in registry.entries().items() if e.cls.__module__.startswith("okl.")}
+    return {n: e for n, e in learners.entries().items() if e.cls.__module__.startswith("okl.")}
 
 
 def test_the_registry_the_namespace_and_the_command_line_agree():
@@ -70,10 +70,10 @@ def test_the_registry_the_namespace_and_the_command_line_agree():
     assert set(entries) <= set(okl.__all__) and set(entries) <= set(okl.learners.__all__)
     for name, entry in entries.items():
         assert getattr(okl, name) is entry.cls
-        assert registry.learner_class(name) is entry.cls
-        assert registry.learner_class(name.lower()) is entry.cls
+        assert learners.learner_class(name) is entry.cls
+        assert learners.learner_class(name.lower()) is entry.cls
         for alias in entry.aliases:
-            assert registry.learner_class(alias) is entry.cls
+            assert learners.learner_class(alias) is entry.cls
     # every learner class the package defines publicly is registered
     defined = set()
     for module_name in [m for m in sys.modules if m.startswith("okl.learners.")]:
@@ -116,7 +116,7 @@ def _scalar_params(example):
 
 @pytest.mark.parametrize("name", list(_okl_entries()))
 def test_okl_run_reaches_every_learner(name, tmp_path, capsys):
-    entry = registry.get(name)
+    entry = learners.get(name)
     out = tmp_path / "run.json"
     argv = ["run", "--learner", name, "--rounds", "300", "--features", "3",
             "--json", str(out)] + _scalar_params(entry.examples[0])
@@ -161,8 +161,6 @@ def _hand_loop(X, y, sigma, C):
 
 
 def test_okl_run_with_a_module_class(own_module, capsys):
-    from okl.experiments.args import SYNTHETIC  # noqa: F401  (the CLI's stream)
-
     argv = ["run", "--learner", "mylearners:MyPerceptron", "-p", "C=0.5", "--rounds", "400",
             "--features", "4", "--sigma", "1.5", "--json", "out.json"]
     assert main(argv) == 0, capsys.readouterr().err

@@ -59,7 +59,7 @@ def test_check_estimator(make):
 
 def test_every_learner_class_is_checked():
     checked = {type(make()) for make in SKLEARN_CASES}
-    learners = {entry.cls for entry in okl.registry.entries().values()
+    learners = {entry.cls for entry in okl.learners.entries().values()
                 if entry.cls.__module__.startswith("okl.")}
     assert learners <= {getattr(okl, name) for name in okl.__all__}
     missing = {cls for cls in learners if not any(issubclass(c, cls) for c in checked)}

@@ -138,7 +138,8 @@ def learner_from_args(args, names_of=None):
     ``okl.registry.parameter_names``); a parameter it does not accept is a
     ``ValueError`` listing the ones it does.
     """
-    from okl.registry import learner_class, parameter_names
+    from okl.learners import learner_class
+    from okl.registry import parameter_names
 
     cls = learner_class(args.learner)
     params = assignments(args.param, lists=False)

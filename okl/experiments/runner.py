@@ -230,9 +230,9 @@ class LearnerSpec:
 
 def build_learner(spec: LearnerSpec, params: dict, *, kernel, seed, settings: dict):
     """A fresh learner of ``spec`` with the grid point ``params`` (see :class:`LearnerSpec`)."""
-    from okl import registry
+    from okl import learners, registry
 
-    cls = registry.learner_class(spec.learner)
+    cls = learners.learner_class(spec.learner)
     names = registry.parameter_names(cls, params)
     kwargs = dict(spec.fixed)
     kwargs.update({k: settings[k] for k in spec.settings if k in settings})
@@ -264,9 +264,9 @@ def own_grid(name: str, params) -> list[dict]:
     ``okl sweep``, one grid serves several learners: each takes what it has)."""
     from sklearn.model_selection import ParameterGrid
 
-    from okl import registry
+    from okl import learners, registry
 
-    names = registry.all_parameter_names(registry.learner_class(name))
+    names = registry.all_parameter_names(learners.learner_class(name))
     mine = {k: list(v) for k, v in dict(params or {}).items() if k in names}
     return [dict(sorted(p.items())) for p in ParameterGrid(mine)] or [{}]
 
@@ -489,7 +489,7 @@ class Reproduction:
         """``(the table's rows to run, learners of your own)`` of ``options.learners``:
         a name that is none of the table's rows is a learner of the registry or a
         ``module:Class`` (else ``ValueError``)."""
-        from okl import registry
+        from okl import learners, registry
 
         if options.learners is None:
             return list(self.default_learners()), []
@@ -500,7 +500,7 @@ class Reproduction:
                 table.append(name)
                 continue
             try:
-                registry.get(name)
+                learners.get(name)
             except ValueError as exc:
                 raise ValueError(f"unknown learner {name!r}: not a learner of {self.name}'s "
                                  f"table ({', '.join(known)}) nor {exc}") from None
@@ -510,7 +510,7 @@ class Reproduction:
                              "--learners (module:Class or an okl learner)")
         taken = set()
         for name in mine:
-            taken |= registry.all_parameter_names(registry.learner_class(name))
+            taken |= registry.all_parameter_names(learners.learner_class(name))
         unknown = sorted(k for k, _ in options.params or () if k not in taken)
         if unknown:
             raise ValueError(f"no learner of your own in --learners ({', '.join(mine)}) "

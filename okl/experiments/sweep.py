@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import okl
-from okl import registry
+from okl import learners, registry
 from okl._validation import check_matrix
 from okl.experiments.executor import Progress, atomic_write, execute, fingerprint, sweep_order
 from okl.experiments.journal import Journal, run_key
@@ -61,8 +61,8 @@ _ALL_KERNEL_PARAMS = {p for names in KERNEL_PARAMS.values() for p in names}
 
 def learner_class(name: str):
     """The class of learner ``name``: a registered name (case-insensitive; ``-`` and
-    ``_`` ignored) or a class of your own as ``module:Class`` (:func:`okl.registry.get`)."""
-    return registry.learner_class(name)
+    ``_`` ignored) or a class of your own as ``module:Class`` (:func:`okl.learners.get`)."""
+    return learners.learner_class(name)
 
 
 def parameter_names(cls, params=()) -> tuple:
@@ -106,7 +106,7 @@ def configurations(grid) -> list[Config]:
         point = dict(point)
         if "learner" not in point:
             raise ValueError("a sweep grid needs a 'learner' key")
-        entry = registry.get(point.pop("learner"))
+        entry = learners.get(point.pop("learner"))
         cls = entry.cls
         kernel = str(point.pop("kernel", "gaussian")).lower()
         if kernel not in KERNEL_PARAMS:

@@ -3,8 +3,10 @@ learner registry (:mod:`okl.registry`) beside its definition.
 
 Importing this package imports every public module in it, which fills the registry;
 ``__all__`` is the registered learners followed by the building blocks that are not
-stream learners (the base classes, the experts, the budgets, online-to-batch).  A new
-learner is found by adding its module here; no list names it (see docs/design.rst).
+stream learners (the base classes, the experts, the budgets, online-to-batch).
+``entries()``, ``get(name)`` and ``learner_class(name)`` (:mod:`okl.learners.catalog`)
+find a learner by name or import path.  A new learner is found by adding its module
+here; no list names it (see docs/design.rst).
 """
 import importlib as _importlib
 import pkgutil as _pkgutil
@@ -20,12 +22,12 @@ from okl.learners.experts import MSMW, OSMD, ExpertsTrace, Hedge  # noqa: E402
 from okl.learners.budgets import MemoryBudget, TimeBudget  # noqa: E402
 from okl.learners.online_to_batch import OnlineToBatch, hypothesis_risks  # noqa: E402
 from okl.learners.python import PythonLearner  # noqa: E402
+from okl.learners.catalog import entries, get, learner_class, names  # noqa: E402,F401
 
 #: exported names that are not stream learners
 BUILDING_BLOCKS = ["OnlineLearner", "PythonLearner", "OnlineToBatch", "hypothesis_risks",
                    "Hedge", "MSMW", "OSMD", "ExpertsTrace", "MemoryBudget", "TimeBudget"]
 
-_registry._LOADED = True
 #: okl's own learners, in registry order
 LEARNERS = [name for name, entry in _registry._REGISTRY.items()
             if entry.cls.__module__.startswith(__name__ + ".")]
