@@ -6,7 +6,7 @@ Importing this package imports every public module in it, which fills the regist
 stream learners (the base classes, the experts, the budgets, online-to-batch).
 ``entries()``, ``get(name)`` and ``learner_class(name)`` (:mod:`okl.learners.catalog`)
 find a learner by name or import path.  A new learner is found by adding its module
-here; no list names it (see docs/design.rst).
+here; no list names it (docs/design.rst).
 """
 import importlib as _importlib
 import pkgutil as _pkgutil
