@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from okl import _core
+from okl import _stream  # typed rows and checks (okl._core sits above this module)
 
 
 #: the loss codes of the typed cores (okl/_losses.pxd), by name
@@ -36,7 +36,7 @@ def _dense(X, name):
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D (rounds x features), got shape {X.shape}")
         X = np.ascontiguousarray(X, dtype=np.float64)
-    bad = _core._first_nonfinite(X)
+    bad = _stream._first_nonfinite(X)
     if bad >= 0:
         raise ValueError(f"{name} contains NaN or infinity (row {bad // X.shape[1]})")
     return X
@@ -54,7 +54,7 @@ def _index_array(a, name, *, bound=None):
             if a.size and a.max() > np.iinfo(np.int64).max:      # huge uint64 values
                 raise ValueError(f"{name} has a column index outside [0, {bound})")
             a = np.ascontiguousarray(a, dtype=np.int64)
-        out, bad = _core._narrow_indices(a, bound)
+        out, bad = _stream._narrow_indices(a, bound)
         if out is None:
             raise ValueError(f"{name} has a column index outside [0, {bound}) "
                              f"(stored value {bad})")
@@ -88,15 +88,15 @@ def _csr_parts(X, name):
         if not ((indptr.dtype == np.int32 or indptr.dtype == np.int64)
                 and indptr.flags.c_contiguous):
             indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-        code, where = _core._csr_scan(data, indices, indptr, T, d)
-        if code == _core.CSR_OK:
+        code, where = _stream._csr_scan(data, indices, indptr, T, d)
+        if code == _stream.CSR_OK:
             return data, indices, indptr, T, d
-        if code == _core.CSR_NONFINITE:
+        if code == _stream.CSR_NONFINITE:
             raise ValueError(f"{name} contains NaN or infinity (row {where})")
-        if code == _core.CSR_BAD_INDEX:
+        if code == _stream.CSR_BAD_INDEX:
             raise ValueError(f"{name} is not a valid CSR matrix: row {where} has a column "
                              f"index outside [0, {d})")
-        if code == _core.CSR_BAD_INDPTR:
+        if code == _stream.CSR_BAD_INDPTR:
             raise ValueError(f"{name} is not a valid CSR matrix: indptr is not a "
                              f"non-decreasing sequence from 0 within the stored values "
                              f"(row {where})")
@@ -154,26 +154,26 @@ def as_stream(X, d: int = -1, name: str = "X"):
     """Check ``X`` and wrap it as an ``okl._core.Stream`` (no copy of a float64
     C-contiguous array or of a canonical CSR matrix with float64 data and int32
     indices; rows' norms are computed by the stream as it hands them out)."""
-    stream = _core._stream_checked(X, d)
+    stream = _stream._stream_checked(X, d)
     if stream is not None:
         return stream
     if sp.issparse(X):
         data, indices, indptr, T, dd = _csr_parts(X, name)
         _check_shape(T, dd, d, name)
-        return _core._stream_of(None, data, indices, indptr, T, dd)
+        return _stream._stream_of(None, data, indices, indptr, T, dd)
     X = _dense(X, name)
     _check_shape(X.shape[0], X.shape[1], d, name)
-    return _core._stream_of(X)
+    return _stream._stream_of(X)
 
 
 def check_row(x, d: int = -1, name: str = "x"):
     """One example as a 1-row stream: accepts a 1-D array or a 1-row matrix.
 
     A float64 vector, ``(1, d)`` array or 1-row CSR matrix (float64 data, int32
-    indices) that passes the checks is wrapped as it is (``_core._row_stream``,
+    indices) that passes the checks is wrapped as it is (``_stream._row_stream``,
     about a microsecond); anything else goes through ``as_stream``.
     """
-    stream = _core._row_stream(x, d)
+    stream = _stream._row_stream(x, d)
     if stream is not None:
         return stream
     if not sp.issparse(x):
@@ -183,7 +183,7 @@ def check_row(x, d: int = -1, name: str = "x"):
             raise ValueError(f"{name} must be a 1-D numeric array: {exc}") from None
         if x.dtype.kind in "biuf" and x.ndim == 1:
             x = np.ascontiguousarray(x, dtype=np.float64)   # a list, ints, float32 ...
-            stream = _core._row_stream(x, d)
+            stream = _stream._row_stream(x, d)
             if stream is not None:
                 return stream
             x = x.reshape(1, -1)
@@ -195,7 +195,7 @@ def check_row(x, d: int = -1, name: str = "x"):
 
 def check_labels(y, n: int, classification: bool, name: str = "y"):
     """``y`` as a float64 vector of length ``n``; in {-1, +1} for classification."""
-    checked = _core._labels_checked(y, n, classification)
+    checked = _stream._labels_checked(y, n, classification)
     if checked is not None:
         return checked
     if not (isinstance(y, np.ndarray) and y.dtype == np.float64 and y.flags.c_contiguous):
@@ -210,9 +210,9 @@ def check_labels(y, n: int, classification: bool, name: str = "y"):
     if y.shape[0] != n:
         raise ValueError(f"{name} has {y.shape[0]} labels for {n} rounds")
     y = np.ascontiguousarray(y, dtype=np.float64)
-    if _core._first_bad_label(y, False) >= 0:
+    if _stream._first_bad_label(y, False) >= 0:
         raise ValueError(f"{name} contains NaN or infinity (round {int(np.flatnonzero(~np.isfinite(y))[0])})")
-    if classification and _core._first_bad_label(y, True) >= 0:
+    if classification and _stream._first_bad_label(y, True) >= 0:
         bad = (y != 1.0) & (y != -1.0)
         found = np.unique(y[bad])[:5]
         raise ValueError(f"{name} must hold labels -1 or +1 for classification; "

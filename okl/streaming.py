@@ -254,7 +254,8 @@ def run_file(learner, source, *, chunk_rows: int | None = None, every: int = DEF
     from pathlib import Path
 
     from okl.datasets import fetch
-    from okl.datasets.chunks import DEFAULT_CHUNK_ROWS, _format_of, iter_chunks, scan
+    from okl.datasets.chunks import DEFAULT_CHUNK_ROWS, _format_of, scan
+    from okl.datasets.fetch import iter_chunks       # a file or a dataset name
 
     chunk_rows = DEFAULT_CHUNK_ROWS if chunk_rows is None else chunk_rows
     info = None

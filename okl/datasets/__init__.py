@@ -12,10 +12,10 @@ memory).
 """
 from okl.datasets.drifting import bayes_log_odds, drifting_mixture
 from okl.datasets.files import load_csv, load_libsvm
+from okl.datasets.chunks import scan
 from okl.datasets.fetch import (DATASETS, ChecksumError, DatasetNotFoundError, DownloadError,
-                                RemoteDataset, Source, available, data_home, fetch_file, load,
-                                load_rows)
-from okl.datasets.chunks import iter_chunks, scan
+                                RemoteDataset, Source, available, data_home, fetch_file,
+                                iter_chunks, load, load_rows)
 from okl.datasets.paper_data import (PAPERS, PaperData, PaperDataset, paper_data,
                                      paper_datasets)
 from okl.datasets.synthetic import ADVERSARIAL_SCALE, adversarial_rescaling, xor_stream

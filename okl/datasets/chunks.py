@@ -1,17 +1,20 @@
 """Reading LIBSVM and CSV files in chunks: streams larger than memory.
 
-``iter_chunks(path_or_name, chunk_rows=...)`` yields ``(X, y)`` blocks of at most
+``iter_chunks(path, chunk_rows=...)`` yields ``(X, y)`` blocks of at most
 ``chunk_rows`` examples, in file order, with the checks and messages of the whole-file
 readers (``okl.datasets.load_libsvm`` / ``load_csv``: the file and the 1-based line,
 counting every physical line).  Every block has the same width and the same label
 mapping, fixed before the first block:
 
-* from the registry when ``path_or_name`` is a dataset of ``okl.datasets.DATASETS``
-  (its ``n_features``, label mapping; LIBSVM indices 1-based);
-* else from the arguments (``n_features``, ``labels`` / ``positive``, ``zero_based``);
+* from the arguments (``n_features``, ``labels`` / ``positive``, ``zero_based``);
 * else by a first pass over the file (``scan``), which reads it once with the same
   checks (so a malformed line anywhere is reported before the first block) and finds
   the largest index, whether an index 0 occurs, and the label set.
+
+This module reads paths only.  ``okl.datasets.iter_chunks`` (``okl.datasets.fetch``,
+one layer up) also takes the name of a dataset of ``okl.datasets.DATASETS`` and fills in
+the registry's width, label mapping and format (LIBSVM indices 1-based), then calls
+``iter_chunks`` here.
 
 Concatenating the blocks gives exactly what the whole-file reader returns (tested).
 Memory: one block (its text and its matrix), never the file.
@@ -244,59 +247,45 @@ def scan(path, *, format=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, zero_based=
 # Chunks
 # ----------------------------------------------------------------------------
 
-def _resolve(source, data_home):
-    """``(path, registry spec or None, member)`` of a file path or a dataset name."""
-    path = Path(source)
-    if path.exists():
-        return path, None, None
-    if isinstance(source, str):
-        from okl.datasets import fetch
-
-        try:
-            spec = fetch._spec(source)
-        except ValueError:
-            raise FileNotFoundError(f"{source!r} is neither a file nor a dataset of "
-                                    f"okl.datasets.DATASETS") from None
-        found, src = fetch.fetch_file(spec, data_home=data_home, download=False)
-        return found, spec, src.member
-    raise FileNotFoundError(f"no such file: {source}")
+def _check_chunking(chunk_rows, zero_based) -> int:
+    """``chunk_rows`` as an int; ValueError for a bad ``chunk_rows`` or ``zero_based``."""
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, numbers.Integral) \
+            or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    if zero_based not in (True, False, "auto"):
+        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    return int(chunk_rows)
 
 
-def iter_chunks(source, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
+def iter_chunks(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
                 n_features: int | None = None, labels=None, positive=None,
                 zero_based="auto", label_column: int = -1, header=None,
-                delimiter: str = ",", member: str | None = None, data_home=None,
+                delimiter: str = ",", member: str | None = None,
                 encoding: str = "utf-8", info: FileInfo | None = None, skip_columns=()):
     """``(X, y)`` blocks of a LIBSVM or CSV file, in file order.
 
     Parameters
     ----------
-    source : str or Path
+    path : str or Path
         A file (``.gz``, ``.bz2``, ``.xz``, ``.zip`` decompressed on the fly; the format
         from ``format`` or the name: ``.csv``, ``.data``, ``.dat``, ``.tsv`` are CSV,
-        anything else LIBSVM), or the name of a dataset of ``okl.datasets.DATASETS``
-        (found in the data directory, never downloaded; its format, width and labels
-        come from the registry).
+        anything else LIBSVM).  A dataset name: ``okl.datasets.iter_chunks``.
     chunk_rows : int
         Lines per block: a LIBSVM block holds the examples of ``chunk_rows`` physical
         lines (fewer when some are blank or comments), a CSV block ``chunk_rows``
         examples; the last block may be shorter.  Memory is proportional to it.
     n_features : int, optional
-        The width of every block (LIBSVM; CSV files have theirs).  Default: the
-        registry's, else a first pass over the file (``scan``).
+        The width of every block (LIBSVM; CSV files have theirs).  Default: a first
+        pass over the file (``scan``).
     labels, positive
-        As in ``load_libsvm``; with neither (and a file that is not a registry dataset)
-        the first pass finds the label set and applies the whole-file rule (-1/+1 kept,
-        two other numbers ``a < b`` to -1/+1).
+        As in ``load_libsvm``; with neither the first pass finds the label set and
+        applies the whole-file rule (-1/+1 kept, two other numbers ``a < b`` to -1/+1).
     zero_based : bool or "auto"
-        As in ``load_libsvm``; "auto" is decided for the whole file by the first pass
-        (a registry LIBSVM dataset is 1-based).
+        As in ``load_libsvm``; "auto" is decided for the whole file by the first pass.
     label_column, header, delimiter, encoding, skip_columns
         As in ``load_csv``.
     member : str, optional
         The file inside a zip archive.
-    data_home
-        The data directory for a dataset name.
     info : FileInfo, optional
         The result of an earlier ``scan`` of the same file (saves the first pass).
 
@@ -307,28 +296,14 @@ def iter_chunks(source, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
 
     Raises
     ------
+    FileNotFoundError
+        No such file.
     ValueError
         As the whole-file readers: a malformed line (file and line number), a
         non-finite value or label, an empty file, labels that are not binary while
         no mapping is given.
     """
-    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, numbers.Integral) \
-            or chunk_rows < 1:
-        raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
-    chunk_rows = int(chunk_rows)
-    if zero_based not in (True, False, "auto"):
-        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
-    path, spec, spec_member = _resolve(source, data_home)
-    if spec is not None:
-        format = spec.format
-        n_features = spec.n_features if n_features is None else n_features
-        if labels is None and positive is None:
-            labels = spec.labels
-        label_column, header = spec.label_column, spec.header
-        skip_columns = spec.skip_columns
-        member = spec_member if member is None else member
-        if format == "libsvm" and zero_based == "auto":
-            zero_based = False
+    chunk_rows = _check_chunking(chunk_rows, zero_based)
     path = _check_path(path)
     format = _format_of(path, format)
     _check_mapping(labels, positive, path)

@@ -51,13 +51,15 @@ from pathlib import Path
 
 import numpy as np
 
+from okl.datasets import chunks as _chunks
+from okl.datasets.chunks import DEFAULT_CHUNK_ROWS, select_rows
 from okl.datasets.files import ARCHIVE_SUFFIXES, COMPRESSION_SUFFIXES, load_csv, load_libsvm
 from okl.datasets.registry import DATASETS, RemoteDataset, Source  # re-exported
 
 __all__ = ["Source", "RemoteDataset", "DATASETS", "DATA_ENV", "MIRROR_ENV",
            "DatasetNotFoundError", "DownloadError", "ChecksumError",
            "data_home", "find", "available", "fetch_file", "load", "load_rows",
-           "sha256_of", "STREAM_ABOVE", "streamed"]
+           "sha256_of", "STREAM_ABOVE", "streamed", "iter_chunks"]
 
 DATA_ENV = "OKL_DATA"
 MIRROR_ENV = "OKL_DATA_MIRROR"
@@ -367,6 +369,13 @@ def _check_shape(spec, path, X, complete: bool):
                       f"with {spec.n_rows}; is it the right file?", stacklevel=3)
 
 
+def draw_indices(N: int, k: int, seed) -> np.ndarray:
+    """The row draw of ``paper_data`` and ``load``: ``k`` of ``N`` indices, uniform
+    without replacement, sorted: ``sort(default_rng(seed).choice(N, k, replace=False))``."""
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.choice(N, size=k, replace=False))
+
+
 def load(name, *, download: bool = False, data_home=None, n_rows: int | None = None,
          seed=0, mirror: str | None = None, progress: bool | None = None,
          verify: bool = True):
@@ -409,16 +418,12 @@ def load(name, *, download: bool = False, data_home=None, n_rows: int | None = N
     path, source = fetch_file(spec, data_home=data_home, download=download, mirror=mirror,
                               progress=progress, verify=verify)
     if n_rows is not None and streamed(spec):
-        from okl.datasets.paper_data import draw_indices
-
         rows = draw_indices(spec.n_rows, min(n_rows, spec.n_rows), seed)
         return _load_rows_streaming(spec, path, source, rows)
     X, y = _read_whole(spec, path, source)
     _check_shape(spec, path, X, complete=True)
     y = np.asarray(y, dtype=np.float64)
     if n_rows is not None and n_rows < X.shape[0]:
-        from okl.datasets.paper_data import draw_indices
-
         rows = draw_indices(X.shape[0], n_rows, seed)
         X, y = X[rows], y[rows]
     return X, y
@@ -465,9 +470,7 @@ def load_rows(name, rows, *, data_home=None, download: bool = False, mirror=None
 
 
 def _load_rows_streaming(spec, path, source, rows):
-    from okl.datasets.chunks import iter_chunks, select_rows
-
-    chunks = iter_chunks(path, format=spec.format, n_features=spec.n_features,
+    chunks = _chunks.iter_chunks(path, format=spec.format, n_features=spec.n_features,
                          labels=spec.labels, label_column=spec.label_column,
                          header=spec.header, member=source.member,
                          skip_columns=spec.skip_columns,
@@ -479,3 +482,100 @@ def _load_rows_streaming(spec, path, source, rows):
                          f"(is it the right file?)")
     _check_shape(spec, path, X, complete=False)
     return X, y
+
+
+# ----------------------------------------------------------------------------
+# Chunks of a file or of a dataset by name
+# ----------------------------------------------------------------------------
+
+def _resolve(source, data_home):
+    """``(path, registry spec or None, member)`` of a file path or a dataset name."""
+    path = Path(source)
+    if path.exists():
+        return path, None, None
+    if isinstance(source, str):
+        try:
+            spec = _spec(source)
+        except ValueError:
+            raise FileNotFoundError(f"{source!r} is neither a file nor a dataset of "
+                                    f"okl.datasets.DATASETS") from None
+        found, src = fetch_file(spec, data_home=data_home, download=False)
+        return found, spec, src.member
+    raise FileNotFoundError(f"no such file: {source}")
+
+
+def iter_chunks(source, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
+                n_features: int | None = None, labels=None, positive=None,
+                zero_based="auto", label_column: int = -1, header=None,
+                delimiter: str = ",", member: str | None = None, data_home=None,
+                encoding: str = "utf-8", info=None, skip_columns=()):
+    """``(X, y)`` blocks of a LIBSVM or CSV file, or of a dataset by name, in file order.
+
+    A file is read by ``okl.datasets.chunks.iter_chunks``; a dataset name is found in the
+    data directory (never downloaded) and read the same way with the registry's format,
+    width and labels.  See the module docstring of ``okl.datasets.chunks``.
+
+    Parameters
+    ----------
+    source : str or Path
+        A file (``.gz``, ``.bz2``, ``.xz``, ``.zip`` decompressed on the fly; the format
+        from ``format`` or the name: ``.csv``, ``.data``, ``.dat``, ``.tsv`` are CSV,
+        anything else LIBSVM), or the name of a dataset of ``okl.datasets.DATASETS``
+        (found in the data directory, never downloaded; its format, width and labels
+        come from the registry).
+    chunk_rows : int
+        Lines per block: a LIBSVM block holds the examples of ``chunk_rows`` physical
+        lines (fewer when some are blank or comments), a CSV block ``chunk_rows``
+        examples; the last block may be shorter.  Memory is proportional to it.
+    n_features : int, optional
+        The width of every block (LIBSVM; CSV files have theirs).  Default: the
+        registry's, else a first pass over the file (``scan``).
+    labels, positive
+        As in ``load_libsvm``; with neither (and a file that is not a registry dataset)
+        the first pass finds the label set and applies the whole-file rule (-1/+1 kept,
+        two other numbers ``a < b`` to -1/+1).
+    zero_based : bool or "auto"
+        As in ``load_libsvm``; "auto" is decided for the whole file by the first pass
+        (a registry LIBSVM dataset is 1-based).
+    label_column, header, delimiter, encoding, skip_columns
+        As in ``load_csv``.
+    member : str, optional
+        The file inside a zip archive.
+    data_home
+        The data directory for a dataset name.
+    info : FileInfo, optional
+        The result of an earlier ``scan`` of the same file (saves the first pass).
+
+    Yields
+    ------
+    X : CSR matrix (LIBSVM) or ndarray (CSV), float64, ``n_features`` columns
+    y : ndarray, float64
+
+    Raises
+    ------
+    FileNotFoundError
+        ``source`` is neither a file nor a dataset of ``DATASETS``.
+    DatasetNotFoundError
+        A dataset whose file is not in the data directory.
+    ValueError
+        As the whole-file readers: a malformed line (file and line number), a
+        non-finite value or label, an empty file, labels that are not binary while
+        no mapping is given.
+    """
+    _chunks._check_chunking(chunk_rows, zero_based)
+    path, spec, spec_member = _resolve(source, data_home)
+    if spec is not None:
+        format = spec.format
+        n_features = spec.n_features if n_features is None else n_features
+        if labels is None and positive is None:
+            labels = spec.labels
+        label_column, header = spec.label_column, spec.header
+        skip_columns = spec.skip_columns
+        member = spec_member if member is None else member
+        if format == "libsvm" and zero_based == "auto":
+            zero_based = False
+    return _chunks.iter_chunks(path, chunk_rows=chunk_rows, format=format,
+                               n_features=n_features, labels=labels, positive=positive,
+                               zero_based=zero_based, label_column=label_column,
+                               header=header, delimiter=delimiter, member=member,
+                               encoding=encoding, info=info, skip_columns=skip_columns)

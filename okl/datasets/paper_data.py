@@ -38,7 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from okl.datasets import fetch
+from okl.datasets.fetch import draw_indices  # the row draw of ``load``, used here too
 from okl.datasets.registry import DATASETS, PAPER_DATASETS, PAPERS, SCALINGS, PaperDataset
+from okl.datasets.synthetic import adversarial_rescaling
 
 __all__ = ["PaperData", "PaperDataset", "paper_data", "paper_datasets", "PAPERS",
            "ADVERSARIAL_SCALE"]
@@ -103,8 +106,6 @@ class PaperData:
             order = np.asarray(order)
             X, y = X[order], y[order]
         if self.adversarial is not None:
-            from okl.datasets.synthetic import adversarial_rescaling
-
             X, y = adversarial_rescaling(X, y, scale=self.adversarial)
         return X, y
 
@@ -154,16 +155,7 @@ def _n(value) -> str:
     return f"{value:,}"
 
 
-def draw_indices(N: int, k: int, seed) -> np.ndarray:
-    """The row draw of ``paper_data`` and ``load``: ``k`` of ``N`` indices, uniform
-    without replacement, sorted: ``sort(default_rng(seed).choice(N, k, replace=False))``."""
-    rng = np.random.default_rng(seed)
-    return np.sort(rng.choice(N, size=k, replace=False))
-
-
 def _missing_error(decl, data_home):
-    from okl.datasets import fetch
-
     missing = [p for p in decl.parts if fetch.find(p, data_home) is None]
     if not missing:
         return None
@@ -186,8 +178,6 @@ def _read_parts(decl, data_home, k=None, seed=0):
     streaming pass (a file with another count raises).  Otherwise the parts are read
     whole and ``N`` is their actual number of rows.  Both give the same rows.
     """
-    from okl.datasets import fetch
-
     error = _missing_error(decl, data_home)
     if error is not None:
         raise error
