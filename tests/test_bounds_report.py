@@ -23,6 +23,7 @@ from conftest import ref_gram
 
 import okl
 from okl.experiments import bounds as bmod
+from okl.experiments.bounds import report as breport
 from okl.experiments.bounds import (
     DEFAULT_RADII,
     NO_BOUND,
@@ -425,14 +426,50 @@ def test_guards():
 
 
 def test_holds_false_and_formatting():
-    row = bmod._row("q", 5, 4.0, "src")
+    row = breport.row("q", 5, 4.0, "src")
     assert row["holds"] is False and row["ratio"] == 1.25
-    assert bmod._row("q", 4, 4.0, "src")["holds"] is True
+    assert breport.row("q", 4, 4.0, "src")["holds"] is True
     rep = bounds_report(okl.POMDR(KERNEL, U=2.0, B=40, B0=10), X0, Y0)
     text = format_report(rep)
     for r in rep.rows:
         assert r["source"] in text
     assert "not applicable" in text and "A_T" in text
+
+
+def test_handlers_table():
+    """HANDLERS: each value a "okl.experiments.bounds.<paper>:<function>" string naming a
+    public handler with the one signature; a learner is handled by the first class of its
+    MRO named there (BOKS by OKS's handler, as before the split)."""
+    import importlib
+    import inspect
+
+    papers = {"norma", "ahpatron", "pomdr", "awv", "selection"}
+    for name, spec in bmod.HANDLERS.items():
+        module, _, fn = spec.partition(":")
+        assert module.rsplit(".", 1)[0] == "okl.experiments.bounds", spec
+        assert module.rsplit(".", 1)[1] in papers, spec
+        handler = getattr(importlib.import_module(module), fn)
+        assert not fn.startswith("_") and fn in importlib.import_module(module).__all__
+        params = inspect.signature(handler).parameters
+        assert list(params) == ["s", "learner", "tr", "radii", "rows", "curves", "delta"]
+        assert params["delta"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert hasattr(okl, name), name
+    handler, name = bmod.handler_for(okl.BOKS([KERNEL, KERNEL], B=20))
+    assert name == "OKS" and handler is importlib.import_module(
+        "okl.experiments.bounds.selection").oks
+    with pytest.raises(ValueError, match="module:function"):
+        bmod.resolve("okl.experiments.bounds.norma.norma")
+
+
+def test_report_layer_imports_no_handler():
+    """report.py is the lower layer: it imports no handler module and not the package."""
+    import ast
+    import pathlib
+
+    tree = ast.parse(pathlib.Path(breport.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not any(m.startswith("okl.experiments.bounds") for m in imported), imported
 
 
 def _args(tmp_path, **kw):

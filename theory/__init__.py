@@ -10,7 +10,7 @@ budgeted baselines: ``theory.ahpatron``).
 """
 from . import ahpatron, awv, experts, kons, norma, pomdr, selection
 from . import selection_baselines
-from . import seed000_baselines
+from . import pomdr_baselines
 from .ahpatron import (
     AVPParameters,
     AhpatronParameters,
@@ -130,7 +130,7 @@ __all__ = [
     "pomdr",
     "selection",
     "selection_baselines",
-    "seed000_baselines",
+    "pomdr_baselines",
     "ald_alpha",
     "ald_dictionary",
     "delta_sequence",
