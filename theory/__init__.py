@@ -11,6 +11,7 @@ budgeted baselines: ``theory.ahpatron``).
 from . import ahpatron, awv, experts, kons, norma, pomdr, selection
 from . import selection_baselines
 from . import pomdr_baselines
+from . import norma_baselines
 from .ahpatron import (
     AVPParameters,
     AhpatronParameters,
@@ -131,6 +132,7 @@ __all__ = [
     "selection",
     "selection_baselines",
     "pomdr_baselines",
+    "norma_baselines",
     "ald_alpha",
     "ald_dictionary",
     "delta_sequence",

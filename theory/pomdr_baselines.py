@@ -63,6 +63,10 @@ __all__ = [
     "skegd_over_ogd",
     "bao2ks_max_support",
     "skegd_support",
+    "rff_error_probability",
+    "rff_epsilon",
+    "fogd_theorem1_bound",
+    "feature_ogd_regret_bound",
 ]
 
 
@@ -316,3 +320,166 @@ def skegd_support(B, updates):
     int
     """
     return v.integer(B, "B", 1) + v.integer(updates, "updates", 0)
+
+
+# -- FOGD and NOGD (Lu, Hoi, Wang, Zhao & Liu, "Large scale online kernel learning", JMLR 17,
+#    2016): the baselines of seeds 000, 002 and 003 --------------------------------------------
+
+def rff_error_probability(eps, D, d, sigma_p, diameter):
+    r"""Rahimi & Recht (NIPS 2007), Claim 1, the event FOGD's Theorem 1 (Lu et al. 2016)
+    conditions on: with :math:`D` random Fourier frequencies of a shift-invariant kernel
+    on a set of diameter :math:`\mathrm{diam}` in :math:`\mathbb R^d`,
+
+    .. math::
+
+        \Pr\Big[\sup_{x, x'}|z(x)^\top z(x') - k(x, x')| \ge \epsilon\Big]
+        \le 2^8\Big(\frac{\sigma_p\,\mathrm{diam}}{\epsilon}\Big)^2
+        \exp\Big(-\frac{D\epsilon^2}{4(d + 2)}\Big),
+
+    :math:`\sigma_p^2 = \mathbb E_p\|\omega\|^2` (for the Gaussian kernel
+    :math:`\exp(-\|x - x'\|^2/(2\sigma^2))`, :math:`\sigma_p^2 = d/\sigma^2`).  Returned
+    as is (it may exceed 1: then the event has no guarantee).
+
+    Parameters
+    ----------
+    eps : float
+        :math:`\epsilon > 0`.
+    D : int
+        Frequencies ``>= 1``.
+    d : int
+        Input dimension ``>= 1``.
+    sigma_p : float
+        :math:`\sigma_p > 0`.
+    diameter : float
+        :math:`\mathrm{diam} \ge 0` of the inputs.
+
+    Returns
+    -------
+    float
+    """
+    eps = v.positive(eps, "eps")
+    D = v.integer(D, "D", 1)
+    d = v.integer(d, "d", 1)
+    sigma_p = v.positive(sigma_p, "sigma_p")
+    diameter = v.nonnegative(diameter, "diameter")
+    return 256.0 * (sigma_p * diameter / eps) ** 2 * math.exp(-D * eps * eps / (4.0 * (d + 2)))
+
+
+def rff_epsilon(delta, D, d, sigma_p, diameter):
+    r"""The smallest :math:`\epsilon` at which :func:`rff_error_probability` is at most
+    ``delta`` (it decreases in :math:`\epsilon`; found by bisection on its logarithm).
+
+    Returns 0 for a zero diameter (one point: no error event).
+
+    Parameters
+    ----------
+    delta : float in (0, 1)
+    D, d, sigma_p, diameter
+        As in :func:`rff_error_probability`.
+
+    Returns
+    -------
+    float
+    """
+    from scipy.optimize import brentq
+
+    delta = v.positive(delta, "delta")
+    if delta >= 1.0:
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+    if v.nonnegative(diameter, "diameter") == 0.0:
+        return 0.0
+
+    def gap(log_eps):
+        return math.log(rff_error_probability(math.exp(log_eps), D, d, sigma_p, diameter)) \
+            - math.log(delta)
+
+    lo, hi = -30.0, 0.0
+    while gap(hi) > 0.0:
+        hi += 1.0
+    return math.exp(brentq(gap, lo, hi, xtol=1e-12))
+
+
+def feature_ogd_regret_bound(w_dist2, eta, sum_grad2, *, approx=0.0):
+    r"""The two terms of Lu et al. (2016)'s Theorems 1 (FOGD) and 2 (NOGD), pathwise: the
+    regret of OGD with a constant step in a finite feature space :math:`z(\cdot)` against
+    a fixed weight :math:`w`, plus the price of comparing with a kernel function instead.
+
+    .. math::
+
+        \sum_t \ell_t(w_t^\top z(x_t)) - \sum_t \ell_t(f(x_t)) \le
+        \frac{\|w_1 - w\|^2}{2\eta} + \frac\eta2\sum_t\|g_t\|^2 + \mathrm{approx},
+
+    :math:`g_t = \ell'_t z(x_t)` the run's gradients (:math:`\|g_t\|^2 \le L^2\|z(x_t)\|^2`)
+    and, for :math:`f = \sum_i\alpha_i k(x_i, \cdot)` compared through
+    :math:`w = \sum_i\alpha_i z(x_i)`, :math:`\mathrm{approx} = L\sum_t|f(x_t) -
+    w^\top z(x_t)| \le LT\|\alpha\|_1\epsilon` where :math:`\epsilon` bounds
+    :math:`|k(x_i, x_t) - z(x_i)^\top z(x_t)|` (the term the theorems control with
+    probability :math:`1 - \delta`: random features for FOGD, :func:`rff_epsilon`; the
+    Nystrom approximation for NOGD).  The first two terms are Zinkevich's constant-rate
+    bound in :math:`\mathbb R^D` (:func:`theory.norma_baselines.ogd_regret_bound`), the
+    first step of both proofs; with ``approx = 0`` this is the regret against ``w``
+    itself.
+
+    Parameters
+    ----------
+    w_dist2 : float
+        :math:`\|w_1 - w\|^2 \ge 0` (:math:`\|w\|^2` from :math:`w_1 = 0`).
+    eta : float
+        :math:`\eta > 0`.
+    sum_grad2 : float
+        :math:`\sum_t\|g_t\|^2 \ge 0`.
+    approx : float, default 0
+        The approximation term, ``>= 0``.
+
+    Returns
+    -------
+    float
+    """
+    w_dist2 = v.nonnegative(w_dist2, "w_dist2")
+    eta = v.positive(eta, "eta")
+    sum_grad2 = v.nonnegative(sum_grad2, "sum_grad2")
+    approx = v.nonnegative(approx, "approx")
+    return w_dist2 / (2.0 * eta) + 0.5 * eta * sum_grad2 + approx
+
+
+def fogd_theorem1_bound(alpha_norm1, eta, T, eps, lipschitz=1.0):
+    r"""Lu et al. (JMLR 2016), Theorem 1 (FOGD), in the form its proof gives: with
+    probability at least :math:`1 -` :func:`rff_error_probability` (``eps``), for every
+    :math:`f = \sum_i\alpha_i k(x_i, \cdot)` with the :math:`x_i` in the data's set,
+
+    .. math::
+
+        \sum_t \ell(f_t(x_t), y_t) - \sum_t\ell(f(x_t), y_t) \le
+        \frac{\|\alpha\|_1^2}{2\eta} + \frac{\eta L^2 T}2 + \epsilon L T\|\alpha\|_1,
+
+    the OGD regret in :math:`\mathbb R^{2D}` against :math:`w = \sum_i\alpha_iz(x_i)`
+    (:math:`\|w\| \le \|\alpha\|_1` and :math:`\|z(x)\| = 1` for the
+    :math:`[\cos, \sin]/\sqrt D` features) plus :math:`L|f(x_t) - w^\top z(x_t)| \le
+    L\|\alpha\|_1\epsilon` on the event.  The paper's text was not reachable here: the
+    seeds quote FOGD's bound as the order :math:`O(\sqrt T + T/\sqrt B)` (with
+    :math:`\eta \propto 1/\sqrt T` and :math:`\epsilon \propto 1/\sqrt D`); this is the
+    reconstruction with explicit constants, stated as a bound in probability.
+
+    Parameters
+    ----------
+    alpha_norm1 : float
+        :math:`\|\alpha\|_1 \ge 0`.
+    eta : float
+        :math:`\eta > 0`.
+    T : int
+        Rounds ``>= 1``.
+    eps : float
+        :math:`\epsilon \ge 0`.
+    lipschitz : float, default 1
+        :math:`L > 0` (1 for the hinge loss).
+
+    Returns
+    -------
+    float
+    """
+    a = v.nonnegative(alpha_norm1, "alpha_norm1")
+    eta = v.positive(eta, "eta")
+    T = v.integer(T, "T", 1)
+    eps = v.nonnegative(eps, "eps")
+    L = v.positive(lipschitz, "lipschitz")
+    return a * a / (2.0 * eta) + 0.5 * eta * L * L * T + eps * L * T * a

@@ -134,11 +134,20 @@ HANDLERS = {
     "AVP": f"{_B}.ahpatron:avp",
     "Ahpatron": f"{_B}.ahpatron:ahpatron",
     "Forgetron": f"{_B}.ahpatron:forgetron",
+    "RBP": f"{_B}.ahpatron:rbp",
+    "BOGD": f"{_B}.ahpatron:bogd",
+    "BOGDPP": f"{_B}.ahpatron:bogd",
+    "Projectron": f"{_B}.ahpatron:projectron",
+    "ProjectronPP": f"{_B}.ahpatron:projectron",
     "NORMA": f"{_B}.norma:norma",
+    "KernelOGD": f"{_B}.norma:kernelogd",
+    "ALMA": f"{_B}.norma:alma",
     "POMD": f"{_B}.pomdr:pomdr",
     "POMDR": f"{_B}.pomdr:pomdr",
     "SkeGD": f"{_B}.pomdr:skegd",
     "BAO2KS": f"{_B}.pomdr:bao2ks",
+    "FOGD": f"{_B}.pomdr:fogd",
+    "NOGD": f"{_B}.pomdr:nogd",
     "KernelAWV": f"{_B}.awv:awv",
     "PKAWV": f"{_B}.awv:awv",
     "SketchedKONS": f"{_B}.awv:kons",
@@ -150,6 +159,7 @@ HANDLERS = {
     "BOMKR": f"{_B}.selection:bomkr",
     "BOMKRV": f"{_B}.selection:bomkr",
     "ISKA": f"{_B}.selection:iska",
+    "OMKC": f"{_B}.selection:omkc",
 }
 
 

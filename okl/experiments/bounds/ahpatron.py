@@ -1,14 +1,18 @@
 r"""``okl bounds`` handlers of the learners of Liao et al. (AAAI 2024, "Ahpatron"): the
 Perceptron (Theorems 1 and 2 as quoted there), AVP (Theorem 3, Corollaries 1 and 2),
-Ahpatron (Lemma 1, Theorems 4, 5 and 6) and the Forgetron (eq. (1) as quoted).  Every
-bound is a function of :mod:`theory.ahpatron`.
+Ahpatron (Lemma 1, Theorems 4, 5 and 6), the Forgetron (eq. (1) as quoted), and the
+paper's other baselines: RBP (eq. (2) as quoted, in expectation), BOGD / BOGD++ (the budget
+and the quoted order) and the Projectron / Projectron++ (Orabona, Keshet & Caputo 2009:
+mistakes and the dictionary's size).  Every bound is a function of :mod:`theory.ahpatron`.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from okl.experiments.bounds.report import (
+    EXPECTATION,
     LIAO24,
+    ORDER,
     ball_radii,
     best,
     cum,
@@ -18,7 +22,10 @@ from okl.experiments.bounds.report import (
     unit_kernel_reason,
 )
 
-__all__ = ["perceptron", "avp", "ahpatron", "forgetron", "THEOREM6_GAMMAS"]
+__all__ = ["perceptron", "avp", "ahpatron", "forgetron", "rbp", "bogd", "projectron",
+           "THEOREM6_GAMMAS", "RBP_GAMMAS"]
+
+OKC09 = "Orabona, Keshet & Caputo 2009"
 
 #: Grid of Theorem 6's free parameter gamma in (0, 1) (the best valid one is reported).
 THEOREM6_GAMMAS = tuple(float(g) for g in np.round(np.arange(1, 20) / 20.0, 2))
@@ -232,3 +239,121 @@ def forgetron(s, learner, tr, radii, rows, curves, *, delta):
                          {"mistakes": tr.cumulative_mistakes},
                          {f"bound (f* of radius {r:g})":
                           [forgetron_mistake_bound(L, c.norm, B) for L in cumL]}))
+
+
+#: Grid of the free gamma > 1 of RBP's eq. (2) (the best valid one is reported).
+RBP_GAMMAS = (1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
+
+
+def rbp(s, learner, tr, radii, rows, curves, *, delta):
+    """RBP: eq. (2) of Liao et al. 2024 (Cavallanti, Cesa-Bianchi & Gentile), a bound on
+    the expected mistakes over the removals' draws."""
+    from theory.ahpatron import rbp_expected_mistake_bound, rbp_max_radius
+
+    q, src = "mistakes |M_T|", f"{LIAO24}, eq. (2) (RBP, as quoted)"
+    M, B = tr.n_mistakes, int(learner.B)
+    reason = unit_kernel_reason(s, "the RBP bound")
+    if reason:
+        rows.append(na(q, M, src, reason, kind=EXPECTATION))
+        return
+    cands = []
+    for g in RBP_GAMMAS:
+        for r in ball_radii(radii, rbp_max_radius(B, g)):
+            c = s.hinge(r)
+            if c.norm > 0.0:
+                cands.append((rbp_expected_mistake_bound(c.loss, c.norm, B, g), (r, g)))
+    if not cands:
+        rows.append(na(q, M, src, "every comparator is f = 0", kind=EXPECTATION))
+        return
+    bound, (r, g) = best(cands)
+    c = s.hinge(r)
+    rows.append(row(q, M, bound, src,
+                    note=f"f in the ball of radius (gamma - 1)/(gamma + 1) sqrt(B); best over "
+                         f"gamma in {list(RBP_GAMMAS)} and the radii; a bound on the "
+                         f"expected mistakes (one draw unless --seeds)",
+                    inputs={"radius": r, "L": c.loss, "f_norm": c.norm, "B": B, "gamma": g},
+                    kind=EXPECTATION))
+
+
+def bogd(s, learner, tr, radii, rows, curves, *, delta):
+    """BOGD / BOGD++: the budget (every run) and the quoted order
+    E|M_T| = L_T(f) + O(UT/sqrt(B) + U sqrt(T)) at constant 1 (an order: checked by
+    okl bounds --rate)."""
+    from theory.ahpatron import bogd_expected_mistake_bound
+
+    name = type(learner).__name__
+    B, T = int(learner.B), int(tr.n_rounds)
+    rows.append(row("max budget |S_t|", int(tr.budget.max()), B,
+                    f"Zhao et al. 2012 ({name}): the budget maintenance",
+                    note="one support vector is removed whenever a full set takes a new one"))
+    gamma = learner.gamma
+    if gamma is not None:
+        top = float(np.max(np.abs(learner.coefficients))) if tr.final_budget else 0.0
+        rows.append(row("max |alpha_i| (final)", top, float(learner.eta) * float(gamma),
+                        f"Zhao et al. 2012 ({name}): the coefficient clip eta gamma"))
+    r = max(radii)
+    c = s.hinge(r)
+    order = bogd_expected_mistake_bound(c.loss, r, T, B)
+    rows.append(row("mistakes |M_T|", tr.n_mistakes, None,
+                    f"{LIAO24}, 'Comparison with Previous Results' ({name}: Zhao et al. "
+                    f"2012, an order)",
+                    note=f"L_T(f) + U T/sqrt(B) + U sqrt(T) at constant 1 = {order:.5g} (U = "
+                         f"{r:g}, the best hinge f of that ball): an order, not a bound; its "
+                         f"rates in T and B are checked by okl bounds --rate",
+                    inputs={"radius": r, "L": c.loss, "order": order, "T": T, "B": B},
+                    kind=ORDER))
+
+
+def projectron(s, learner, tr, radii, rows, curves, *, delta):
+    """Projectron / Projectron++: the mistake bounds of Orabona, Keshet & Caputo 2009
+    (reconstructed, theory.ahpatron) and the dictionary's size against a cover."""
+    from theory.ahpatron import (
+        projectron_dictionary_bound,
+        projectron_mistake_bound,
+        projectronpp_mistake_bound,
+    )
+
+    name = type(learner).__name__
+    pp = name == "ProjectronPP"
+    eta = float(learner.eta)
+    X2 = s.kappa_max
+    M = tr.n_mistakes
+    q = "mistakes |M_T|"
+    forms = [] if pp else [(projectron_mistake_bound, f"{OKC09}, Projectron (Perceptron form)",
+                            lambda R: eta * R < 1.0)]
+    forms.append((projectronpp_mistake_bound,
+                  f"{OKC09}, {name} (potential form)",
+                  lambda R: eta * R <= 1.0 and 2.0 - 2.0 * eta * R - X2 > 0.0))
+    why = None
+    if pp and getattr(learner, "margin_update", "paper") != "paper":
+        why = f"margin_update = {learner.margin_update!r}: the bound is for the paper's rule"
+    for fn, src, ok in forms:
+        if why:
+            rows.append(na(q, M, src, why))
+            continue
+        cands = [(fn(s.hinge(r).loss, s.hinge(r).norm, eta, X2), r) for r in radii
+                 if ok(s.hinge(r).norm)]
+        if not cands:
+            rows.append(na(q, M, src, f"no comparator radius of {list(radii)} satisfies the "
+                                      f"bound's condition on eta ||g|| (eta = {eta:g}, "
+                                      f"X^2 = {X2:.4g})"))
+            continue
+        bound, r = best(cands)
+        c = s.hinge(r)
+        rows.append(row(q, M, bound, src, note=f"best g over radii {list(radii)}",
+                        inputs={"radius": r, "L": c.loss, "f_norm": c.norm, "eta": eta,
+                                "kappa_max": X2}))
+        cumL = np.cumsum(s.hinge_losses(r))
+        curves.append(curve(f"{name}: {src}", "mistakes", "cumulative mistakes",
+                            {"mistakes": tr.cumulative_mistakes},
+                            {f"bound (g* of radius {r:g})": [fn(L, c.norm, eta, X2)
+                                                             for L in cumL]}))
+    qd, srcd = "dictionary size |S_T|", f"{OKC09}, the dictionary's size (eta/2-cover)"
+    if eta <= 0.0:
+        rows.append(na(qd, int(tr.final_budget), srcd, "eta = 0: the Perceptron, no bound"))
+    else:
+        cover = projectron_dictionary_bound(s.K, eta)
+        rows.append(row(qd, int(tr.final_budget), cover, srcd,
+                        note="dictionary points are > eta apart in feature space: at most "
+                             "one per ball of a greedy eta/2-cover of the stream",
+                        inputs={"eta": eta}))

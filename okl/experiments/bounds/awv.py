@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl.experiments.bounds.report import JGR19, RTOL, curve, na, row
+from okl.experiments.bounds.report import EXPECTATION, JGR19, RTOL, curve, na, row
 
 __all__ = ["awv", "kons", "NYSTROM_MAX_WORK"]
 
@@ -200,7 +200,8 @@ def kons(s, learner, tr, radii, rows, curves, *, delta):
                                                           eigenvalues=ev),
                              f"{src}, Sketched-KONS in expectation",
                              note="a bound on the expected regret: holds is one draw",
-                             inputs={**base, "L": L, "beta": beta, "gamma": gamma}))
+                             inputs={**base, "L": L, "beta": beta, "gamma": gamma},
+                             kind=EXPECTATION))
     m = max(int(tr.final_budget), 1)
     deff = effective_dimension(lam=alpha, eigenvalues=s.eigenvalues)
     if pros:

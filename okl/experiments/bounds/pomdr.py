@@ -1,5 +1,10 @@
 r"""``okl bounds`` handlers of Li & Liao (AAAI 2023, "POMDR") and of the baselines of its
-Table 2 (SkeGD, B(AO)2KS).
+Table 2 (SkeGD, B(AO)2KS, FOGD, NOGD).
+
+* ``FOGD`` / ``NOGD`` (Lu, Hoi, Wang, Zhao & Liu, JMLR 2016): Theorems 1 and 2 in the form
+  of their proofs (OGD in the run's feature space, plus the approximation of the kernel
+  comparator, measured on the run), and FOGD's Theorem 1 in probability;
+  ``theory.pomdr_baselines``.
 
 * ``POMD`` / ``POMDR``: Theorem 1 on the ALD budget with the exponential and polynomial
   envelopes fitted to the stream's Gram spectrum and the envelope-free interlacing form of
@@ -33,9 +38,11 @@ import math
 
 import numpy as np
 
-from okl.experiments.bounds.report import LILIAO23, curve, na, row
+from okl.experiments.bounds.report import HIGH_PROBABILITY, LILIAO23, best, curve, na, row
 
-__all__ = ["pomdr", "skegd", "bao2ks"]
+__all__ = ["pomdr", "skegd", "bao2ks", "fogd", "nogd"]
+
+ZINK03 = "Zinkevich 2003"
 
 def pomdr(s, learner, tr, radii, rows, curves, *, delta):
     """POMD / POMDR: Theorem 1 (ALD budget), Lemma 4, Theorem 2 and Corollary 1 (regret)."""
@@ -240,3 +247,162 @@ def bao2ks(s, learner, tr, radii, rows, curves, *, delta):
                          {"|S_t|": tr.budget},
                          {"B + M + 1": float(bao2ks_max_support(B, M)), "B": float(B)},
                          note="restart when |S| > B"))
+
+
+LHWZL16 = "Lu, Hoi, Wang, Zhao & Liu 2016"
+
+
+def _hinge_grad2(Z, y, scores):
+    """sum_t ||l'_t z(x_t)||^2 of the hinge loss (l' = -y when y f < 1, 0 at the kink)."""
+    active = y * scores < 1.0
+    return float(np.sum(np.einsum("ij,ij->i", Z[active], Z[active])))
+
+
+def _feature_rows(s, tr, radii, rows, Z, y, scores, eta, w1, name, src, rounds_note):
+    """The pathwise form of Lu et al.'s Theorems 1-2 on the rounds of ``Z``: OGD in the
+    feature space against the best hinge w in a ball, and against the kernel's best f
+    (w = sum_i alpha_i z(x_i), plus the measured approximation term)."""
+    from okl.experiments.bounds.report import Stream
+    from theory.pomdr_baselines import feature_ogd_regret_bound
+
+    loss = float(np.sum(np.maximum(0.0, 1.0 - y * scores)))
+    g2 = _hinge_grad2(Z, y, scores)
+    sz = Stream.from_gram(Z @ Z.T, y)
+    cands = []
+    for r in radii:
+        c = sz.hinge(r)
+        w = Z.T @ c.coef
+        b = feature_ogd_regret_bound(float(np.sum((w1 - w) ** 2)), eta, g2)
+        cands.append((c.loss + b, (r, c, b)))
+    _, (r, c, b) = best(cands)
+    rows.append(row("regret vs w (best hinge w in a ball of the feature space)", loss - c.loss,
+                    b, f"{src} (OGD in the feature space, pathwise)",
+                    note=f"{rounds_note}; w = the best hinge weight of norm <= {r:g} on these "
+                         f"rounds' features (of {list(radii)}); the features of this run",
+                    inputs={"radius": r, "f_norm": c.norm, "comparator_loss": c.loss,
+                            "learner_loss": loss, "eta": eta, "sum_grad2": g2}))
+    return loss, g2
+
+
+def fogd(s, learner, tr, radii, rows, curves, *, delta):
+    """FOGD: Lu et al. 2016's Theorem 1 -- pathwise in the run's random-feature space, in
+    its kernel form with the measured approximation, and in probability (Rahimi & Recht's
+    event at the report's delta)."""
+    from okl.kernels import Gaussian
+    from theory.pomdr_baselines import feature_ogd_regret_bound, fogd_theorem1_bound, rff_epsilon
+
+    src = f"{LHWZL16}, Theorem 1 (FOGD)"
+    q = "regret vs f (the best hinge f in a ball of the kernel's RKHS)"
+    loss_all = float(tr.losses.sum())
+    if learner.loss != "hinge":
+        rows.append(na(q, loss_all, src, f"the comparator is the hinge loss's; loss = "
+                                         f"{learner.loss!r}"))
+        return
+    Xd = s.X.toarray() if hasattr(s.X, "toarray") else np.asarray(s.X, dtype=float)
+    Z = learner.transform(s.X)
+    eta, T = float(learner.eta), s.y.size
+    w1 = np.zeros(Z.shape[1])
+    loss, g2 = _feature_rows(s, tr, radii, rows, Z, s.y, tr.scores, eta, w1, "FOGD", src,
+                             "all rounds")
+    cands = []
+    for r in radii:
+        c = s.hinge(r)
+        w = Z.T @ c.coef
+        approx = float(np.sum(np.abs(c.fitted - Z @ w)))
+        cands.append((c.loss + feature_ogd_regret_bound(float(w @ w), eta, g2, approx=approx),
+                      (r, c, approx, float(w @ w))))
+    _, (r, c, approx, w2) = best(cands)
+    b = feature_ogd_regret_bound(w2, eta, g2, approx=approx)
+    rows.append(row(q, loss - c.loss, b, f"{src} (kernel form, approximation measured)",
+                    note=f"w = sum_i alpha_i z(x_i) for f = sum_i alpha_i k(x_i, .), the best "
+                         f"hinge f of norm <= {r:g}; approx = sum_t |f(x_t) - w.z(x_t)| of "
+                         f"this run's features (the term the theorem bounds in probability)",
+                    inputs={"radius": r, "f_norm": c.norm, "comparator_loss": c.loss,
+                            "learner_loss": loss, "eta": eta, "sum_grad2": g2,
+                            "approx": approx, "w_norm2": w2}))
+    srcp = f"{src} (in probability, Rahimi & Recht's event)"
+    if not isinstance(learner.kernel, Gaussian):
+        rows.append(na(q, loss - c.loss, srcp, "sigma_p is written for the Gaussian kernel",
+                       kind=HIGH_PROBABILITY, delta=delta))
+        return
+    d = Xd.shape[1]
+    sigma_p = math.sqrt(d) / float(learner.kernel.sigma)
+    diam = 2.0 * float(np.max(np.linalg.norm(Xd - Xd.mean(axis=0), axis=1)))
+    eps = rff_epsilon(delta, int(learner.D), d, sigma_p, diam)
+    a1 = float(np.sum(np.abs(c.coef)))
+    bound = fogd_theorem1_bound(a1, eta, T, eps)
+    note = (f"epsilon = {eps:.4g} at delta = {delta:g} (D = {learner.D}, d = {d}, sigma_p = "
+            f"{sigma_p:.4g}, diameter <= {diam:.4g}); ||alpha||_1 = {a1:.4g}")
+    if eps >= 2.0:
+        note += ("; epsilon >= 2 >= sup|k - z.z|: the theorem's event says nothing at this D "
+                 "(the bound holds trivially)")
+    rows.append(row(q, loss - c.loss, bound, srcp, note=note,
+                    inputs={"radius": r, "alpha_norm1": a1, "eps": eps, "D": int(learner.D),
+                            "eta": eta, "T": T},
+                    kind=HIGH_PROBABILITY, delta=delta))
+
+
+def nogd(s, learner, tr, radii, rows, curves, *, delta):
+    """NOGD: stage 1 is kernel OGD (Zinkevich's constant-rate bound); stage 2 is OGD on the
+    Nystrom features (Lu et al. 2016, Theorem 2's two terms, pathwise)."""
+    from theory.norma_baselines import ogd_regret_bound
+    from theory.pomdr_baselines import feature_ogd_regret_bound
+
+    src = f"{LHWZL16}, Theorem 2 (NOGD)"
+    q = "regret vs f (the best hinge f in a ball of the kernel's RKHS)"
+    if learner.loss != "hinge" or getattr(learner, "stage1", "loss") != "loss":
+        rows.append(na(q, float(tr.losses.sum()), src,
+                       f"the bounds are for the hinge loss and stage1='loss' (loss = "
+                       f"{learner.loss!r}, stage1 = {getattr(learner, 'stage1', None)!r})"))
+        return
+    e = tr.extras
+    eta, T = float(learner.eta), s.y.size
+    sw = int(e["switch_round"]) if e.get("switched") else T
+    # stage 1: kernel OGD from f_1 = 0 at a constant rate, against every f
+    X2 = s.kappa_max
+    cands = []
+    for r in radii:
+        c = s.hinge(r)
+        l1 = float(tr.losses[:sw].sum()) - float(np.sum(s.hinge_losses(r)[:sw]))
+        cands.append((ogd_regret_bound(c.norm ** 2, eta, max(sw, 1), X2) - l1, (r, c, l1)))
+    _, (r, c, l1) = best(cands)
+    rows.append(row("stage-1 regret vs f (rounds before the switch)", l1,
+                    ogd_regret_bound(c.norm ** 2, eta, max(sw, 1), X2),
+                    f"{ZINK03}, Theorem 1 (NOGD's stage 1 = kernel OGD, eta_t = eta)",
+                    note=f"{sw} round(s) of kernel OGD; f = the best hinge f of norm <= {r:g} "
+                         f"on the whole stream (any f is a valid comparator)",
+                    inputs={"radius": r, "f_norm": c.norm, "eta": eta, "T": sw, "G2": X2}))
+    if not e.get("switched") or sw >= T:
+        rows.append(na(q, float(tr.losses.sum()), src, "the budget never filled: no stage 2"))
+        return
+    twin = type(learner)(**learner.get_params())
+    twin.run(s.X[:sw], s.y[:sw])
+    if not (twin.is_switched and np.allclose(twin.decision_function(s.X[sw:sw + 1]),
+                                             tr.scores[sw:sw + 1], rtol=1e-12, atol=1e-12)):
+        rows.append(na(q, float(tr.losses[sw:].sum()), src,
+                       "the replay of stage 1 did not reproduce the run"))
+        return
+    w1 = np.asarray(twin.weights, dtype=float)
+    Z = twin.transform(s.X[sw:])
+    y2, sc2 = s.y[sw:], tr.scores[sw:]
+    loss, g2 = _feature_rows(s, tr, radii, rows, Z, y2, sc2, eta, w1, "NOGD", src,
+                             f"stage 2 (rounds {sw + 1}..{T}) from the weight the switch built")
+    from okl.experiments.bounds.report import Stream
+
+    s2 = Stream(s.X[sw:], y2, learner.kernel)
+    cands = []
+    for r in radii:
+        c = s2.hinge(r)
+        w = Z.T @ c.coef
+        approx = float(np.sum(np.abs(c.fitted - Z @ w)))
+        b = feature_ogd_regret_bound(float(np.sum((w1 - w) ** 2)), eta, g2, approx=approx)
+        cands.append((c.loss + b, (r, c, b, approx)))
+    _, (r, c, b, approx) = best(cands)
+    rows.append(row("stage-2 regret vs f (best hinge f of the kernel on those rounds)",
+                    loss - c.loss, b, f"{src} (kernel form, approximation measured)",
+                    note=f"w = sum_i alpha_i z(x_i), f of norm <= {r:g}; approx = sum_t "
+                         f"|f(x_t) - w.z(x_t)| with this run's Nystrom map (the term the "
+                         f"theorem bounds in probability over the B sampled columns)",
+                    inputs={"radius": r, "f_norm": c.norm, "comparator_loss": c.loss,
+                            "learner_loss": loss, "eta": eta, "sum_grad2": g2,
+                            "approx": approx}))

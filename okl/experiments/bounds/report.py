@@ -17,7 +17,8 @@ import numpy as np
 
 __all__ = ["BoundsReport", "Stream", "row", "na", "curve", "empirical", "check_radii",
            "ball_radii", "best", "cum", "unit_kernel_reason", "format_report", "plot_report",
-           "MAX_ROUNDS", "DEFAULT_RADII", "DEFAULT_DELTA", "NO_BOUND", "RTOL",
+           "MAX_ROUNDS", "DEFAULT_RADII", "KINDS", "DETERMINISTIC", "HIGH_PROBABILITY",
+           "EXPECTATION", "ORDER", "DEFAULT_DELTA", "NO_BOUND", "RTOL",
            "LIAO24", "LILIAO23", "KSW04", "JGR19", "LLSEL"]
 
 #: Longest stream :func:`bounds_report` accepts by default (the comparators are O(T^3)).
@@ -30,6 +31,10 @@ NO_BOUND = "no bound implemented"
 DEFAULT_DELTA = 0.05
 #: Relative slack of ``holds`` (round-off; the counts are integers).
 RTOL = 1e-9
+#: The kinds of a row's bound (see :func:`row`).
+DETERMINISTIC, HIGH_PROBABILITY, EXPECTATION, ORDER = ("deterministic", "high-probability",
+                                                       "expectation", "order")
+KINDS = (DETERMINISTIC, HIGH_PROBABILITY, EXPECTATION, ORDER)
 
 # the papers, as the rows' sources name them
 LIAO24 = "Liao et al. 2024"
@@ -127,10 +132,21 @@ def _jsonable(value):
     return value
 
 
-def row(quantity, measured, bound=None, source=NO_BOUND, *, note="", inputs=None):
+def row(quantity, measured, bound=None, source=NO_BOUND, *, note="", inputs=None,
+        kind=DETERMINISTIC, delta=None, comparator=None):
     """A report row: ``measured`` beside ``bound`` (``None``: no bound); ``holds`` is
     ``measured <= bound`` up to :data:`RTOL` relative, ``ratio`` is ``measured / bound``
-    (``None`` unless ``bound > 0``); ``inputs`` are the theory function's arguments."""
+    (``None`` unless ``bound > 0``); ``inputs`` are the theory function's arguments.
+
+    ``kind`` is one of :data:`KINDS`: a bound that holds on every run
+    (``"deterministic"``), with probability at least ``1 - delta`` over the learner's
+    draws (``"high-probability"``, ``delta`` required), on the expectation over them
+    (``"expectation"``), or a rate stated as an order (``"order"``: no ``holds``).
+    ``comparator`` names the comparator the row used, when it used one."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if kind == HIGH_PROBABILITY and delta is None:
+        raise ValueError("a high-probability row needs its delta")
     measured = _number(measured)
     if bound is None:
         ratio = holds = None
@@ -141,13 +157,16 @@ def row(quantity, measured, bound=None, source=NO_BOUND, *, note="", inputs=None
         if math.isinf(bound):
             note = (note + "; " if note else "") + "vacuous: the bound is infinite"
     return {"quantity": quantity, "measured": measured, "bound": bound, "ratio": ratio,
-            "source": source, "holds": holds, "note": note,
+            "source": source, "holds": holds, "note": note, "kind": kind,
+            "delta": None if delta is None else float(delta), "comparator": comparator,
             "inputs": {k: _number(v) for k, v in (inputs or {}).items()}}
 
 
-def na(quantity, measured, source, reason):
+
+
+def na(quantity, measured, source, reason, **kw):
     """A row whose bound does not apply to this run (``reason`` says why)."""
-    return row(quantity, measured, None, source, note=f"not applicable: {reason}")
+    return row(quantity, measured, None, source, note=f"not applicable: {reason}", **kw)
 
 
 def _number(v):
@@ -172,6 +191,16 @@ class Stream:
         self._hinge = {}
         self._ridge = {}
         self.info = {}
+
+    @classmethod
+    def from_gram(cls, K, y, X=None):
+        """A stream whose Gram matrix is given (a normalized kernel's, random features')."""
+        s = cls(X, y, None)
+        K = np.asarray(K, dtype=float)
+        s._K = 0.5 * (K + K.T)
+        d = np.diag(s._K)
+        s.info.update(kappa_max=float(d.max()), kappa_min=float(d.min()))
+        return s
 
     @property
     def K(self):

@@ -42,9 +42,21 @@ import math
 
 import numpy as np
 
-from okl.experiments.bounds.report import LLSEL, Stream, best, ball_radii, curve, na, row
+from okl.experiments.bounds.report import (
+    EXPECTATION,
+    HIGH_PROBABILITY,
+    LLSEL,
+    Stream,
+    ball_radii,
+    best,
+    curve,
+    na,
+    row,
+)
 
-__all__ = ["lkmbooks", "pfmbooks", "batbooks", "oks", "bomkr", "iska"]
+__all__ = ["lkmbooks", "pfmbooks", "batbooks", "oks", "bomkr", "iska", "omkc"]
+
+HJZY13 = "Hoi, Jin, Zhao & Yang 2013"
 
 def _kernel_streams(s, kernels):
     """One :class:`Stream` (Gram matrix, comparators) per candidate kernel."""
@@ -88,7 +100,7 @@ def _selection_regret_rows(s, learner, measured_loss, bound_fn, radii_for, q, sr
                               f"of radius {r:g} (of {[float(v) for v in radii_for(i)]}, the one "
                               f"with the smallest L_T(f) + bound); {_EXPECTATION}",
                          inputs={"radius": r, "f_norm": c.norm, "comparator_loss": c.loss,
-                                 "learner_loss": measured_loss}))
+                                 "learner_loss": measured_loss}, kind=EXPECTATION))
 
 
 def lkmbooks(s, learner, tr, radii, rows, curves, *, delta):
@@ -114,7 +126,7 @@ def lkmbooks(s, learner, tr, radii, rows, curves, *, delta):
                          note=f"holds with probability >= 1 - delta = {1 - delta:g}; holds is "
                               f"one draw.  Buffer size with the guard: {int(e['max_size'])}",
                          inputs={"B": B, "delta": delta, "mean_bound": mean, "C": C,
-                                 "upsilon": u}))
+                                 "upsilon": u}, kind=HIGH_PROBABILITY, delta=delta))
         curves.append(curve("LKMBooks: |S_t| and Theorem 2", "budget",
                              "support vectors |S_t|", {"|S_t|": tr.budget},
                              {"Theorem 2": lkmbooks_theorem2_bound(B, delta), "B": float(B)},
@@ -176,7 +188,7 @@ def pfmbooks(s, learner, tr, radii, rows, curves, *, delta):
                               f"one draw.  Buffer size with the guard: "
                               f"{int(e['max_support_size'])}",
                          inputs={"B": B, "delta": delta, "sum_P": mean, "C": C,
-                                 "upsilon": u}))
+                                 "upsilon": u}, kind=HIGH_PROBABILITY, delta=delta))
         curves.append(curve("PFMBooks: |S_t| and Theorem 4", "budget",
                              "support vectors |S_t|", {"|S_t|": tr.budget},
                              {"Theorem 4": pfmbooks_theorem4_bound(B, delta), "B": float(B)},
@@ -253,7 +265,8 @@ def batbooks(s, learner, tr, radii, rows, curves, *, delta):
                               f"{1 - delta:g}; holds is one draw.  Buffer sizes with the guard:"
                               f" {[int(v) for v in e['sizes']]}",
                          inputs={"B": B, "K": K, "delta": delta, "mean_bound": mean,
-                                 "upsilon": u, "counts": [int(c) for c in counts]}))
+                                 "upsilon": u, "counts": [int(c) for c in counts]},
+                        kind=HIGH_PROBABILITY, delta=delta))
         curves.append(curve("BATBooks: sum_i |S_i| and K x Theorem 8", "budget",
                              "stored examples sum_i |S_i|", {"sum_i |S_i|": tr.budget},
                              {"K x Theorem 8": K * batbooks_theorem8_bound(B, K, delta),
@@ -407,7 +420,8 @@ def oks(s, learner, tr, radii, rows, curves, *, delta):
                               f"sequence had on the same rounds; a bound in expectation "
                               f"over the draws I_t: holds is one draw",
                          inputs={"eta": eta, "delta": delta, "learner_loss": mine,
-                                 "kernel_loss": float(losses[:, i].sum())}))
+                                 "kernel_loss": float(losses[:, i].sum())},
+                         kind=EXPECTATION))
 
 
 def bomkr(s, learner, tr, radii, rows, curves, *, delta):
@@ -481,3 +495,57 @@ def iska(s, learner, tr, radii, rows, curves, *, delta):
                     f"{_NO_REGRET} ('the regret bounds of ISKA does not reveal the "
                     f"superiority'); Zhang & Liao's logarithmic bound is for the step "
                     f"1/(lam t) and its text was not reachable"))
+
+
+def omkc(s, learner, tr, radii, rows, curves, *, delta):
+    """OMKC_{D,D}: the weighted-majority mistake bound against every kernel's own
+    Perceptron (Hoi et al. 2013; theory.selection_baselines.omkc_mistake_bound), or for
+    loss="absolute" the exponential-weights regret against every kernel's regressor."""
+    from theory.selection_baselines import exponential_weights_regret_bound, omkc_mistake_bound
+
+    K = len(learner.kernels)
+    T = int(tr.n_rounds)
+    beta = float(learner.beta)
+    X, y = s.X, s.y
+    twin = _clone(learner, T)
+    F = np.empty((T, K))
+    scores = np.empty(T)
+    for t in range(T):
+        xt = X[t:t + 1]
+        scores[t] = twin.decision_function(xt)[0]
+        F[t] = twin.kernel_scores()         # of the example just scored
+        twin.learn_one(X[t], y[t])
+    src = f"{HJZY13}, OMKC_(D,D): weighted majority (theory.selection_baselines)"
+    if not np.allclose(scores, tr.scores, rtol=1e-12, atol=1e-12):
+        rows.append(na("combination mistakes", tr.n_mistakes, src,
+                       "the replay did not reproduce the run"))
+        return
+    if learner.is_classifier:
+        if getattr(learner, "variant", "okl") != "okl":
+            rows.append(na("rounds with y * score <= 0", int(np.sum(y * tr.scores <= 0.0)),
+                           src, f"variant = {learner.variant!r}: the R code's predictions "
+                                "(f >= 0 -> +1) are not the sgn the bound counts"))
+            return
+        Mi = np.sum(y[:, None] * F <= 0.0, axis=0).astype(int)
+        M = int(np.sum(y * tr.scores <= 0.0))
+        ins = {"beta": beta, "K": K, "kernel_mistakes": [int(m) for m in Mi]}
+        for form in ("exact", "relaxed"):
+            rows.append(row("rounds with y * score <= 0 (>= mistakes)", M,
+                            omkc_mistake_bound(Mi, beta, form=form),
+                            f"{src}, {form} form",
+                            note=f"M_i = rounds on which kernel i's own Perceptron had "
+                                 f"y f_i <= 0 on this run; best kernel: {int(np.argmin(Mi))} "
+                                 f"(M_i = {int(Mi.min())})", inputs=ins))
+        return
+    losses = np.abs(F - y[:, None])
+    eta = float(np.log(1.0 / beta))
+    bound = exponential_weights_regret_bound(losses, eta)
+    mine = float(tr.losses.sum())
+    for i in range(K):
+        rows.append(row(f"combination regret vs kernel {i}", mine - float(losses[:, i].sum()),
+                        bound, f"{HJZY13}, OMKC (absolute loss): exponential weights "
+                               f"beta^loss (Cesa-Bianchi & Lugosi 2006, Thm. 2.2)",
+                        note="pathwise, against kernel i's own regressor on the same rounds",
+                        inputs={"eta": eta, "learner_loss": mine,
+                                "kernel_loss": float(losses[:, i].sum())}))
+
