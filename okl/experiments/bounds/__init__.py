@@ -101,6 +101,7 @@ than ``max_rounds`` (default 3000) is refused; pass a prefix or raise the limit.
 """
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import time
@@ -114,14 +115,18 @@ from okl.experiments.bounds.report import (
     MAX_ROUNDS,
     NO_BOUND,
     BoundsReport,
+    GramUnavailable,
     Stream,
     check_radii,
     empirical,
     format_report,
+    na,
     plot_report,
 )
 
 __all__ = ["BoundsReport", "bounds_report", "format_report", "plot_report", "command",
+           "seeds_report", "format_seeds", "rate_report", "format_rates", "is_deterministic",
+           "coverage",
            "handler_for", "HANDLERS", "MAX_ROUNDS", "DEFAULT_RADII", "DEFAULT_DELTA",
            "NO_BOUND"]
 
@@ -181,8 +186,13 @@ def handler_for(learner):
     return None, None
 
 
+#: Rows of the subset comparator on a long stream (``comparator="subset"``).
+DEFAULT_SUBSET = 2000
+
+
 def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS,
-                  delta: float = DEFAULT_DELTA) -> BoundsReport:
+                  delta: float = DEFAULT_DELTA, comparator: str = "exact",
+                  subset: int = DEFAULT_SUBSET, stream=None) -> BoundsReport:
     """Run ``learner`` on ``(X, y)`` and put each applicable bound beside its measured quantity.
 
     Parameters
@@ -202,11 +212,23 @@ def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS,
         use these radii in each kernel's space, BATBooks' those below its ``U`` and ``U``,
         PFMBooks' the radii ``U_j`` of its discretization (7).
     max_rounds : int, default 3000
-        Longest stream accepted (the comparators and the spectrum are O(T^3)).
+        Longest stream accepted with ``comparator="exact"`` (the comparators and the
+        spectrum are O(T^3)).
     delta : float in (0, 1), default :data:`DEFAULT_DELTA`
-        Confidence of the high-probability budget bounds (LKMBooks' Theorem 2, PFMBooks'
-        Theorem 4, BATBooks' Theorem 8): each holds with probability at least
-        ``1 - delta``.
+        Confidence of the high-probability bounds (LKMBooks' Theorem 2, PFMBooks'
+        Theorem 4, BATBooks' Theorem 8, FOGD's Theorem 1): each holds with probability at
+        least ``1 - delta``.
+    comparator : {"exact", "subset"}, default "exact"
+        ``"subset"``: any length; the comparators are the best hinge functions over
+        ``subset`` evenly spaced rows, evaluated exactly on every row
+        (:class:`~okl.experiments.bounds.report.SubsetComparator`: valid for every bound
+        that holds for every ``f`` in a ball), and the bounds that need the ``T x T``
+        Gram matrix (spectrum, alignment, ridge) are reported as not applicable.  Each
+        row's ``comparator`` says which one it used.
+    subset : int, default :data:`DEFAULT_SUBSET`
+        Rows of the subset comparator.
+    stream : report.Stream, optional
+        A stream context to reuse (its cached comparators; same ``X``, ``y``, kernel).
 
     Returns
     -------
@@ -215,17 +237,21 @@ def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS,
     Raises
     ------
     ValueError
-        If ``T > max_rounds``, the learner has already learned, ``U`` is not positive and
-        finite, or the stream is invalid for the learner (its own message).
+        If ``T > max_rounds`` with ``comparator="exact"``, the learner has already
+        learned, ``U`` is not positive and finite, or the stream is invalid for the
+        learner (its own message).
     """
     from okl._validation import check_int, check_real
 
     start = time.perf_counter()
     max_rounds = check_int(max_rounds, "max_rounds", low=1)
     delta = check_real(delta, "delta", low=0, high=1, low_open=True, high_open=True)
+    if comparator not in ("exact", "subset"):
+        raise ValueError(f"comparator must be 'exact' or 'subset', got {comparator!r}")
+    subset = check_int(subset, "subset", low=1)
     radii = check_radii(U)
     T = X.shape[0] if hasattr(X, "shape") and len(X.shape) == 2 else len(X)
-    if T > max_rounds:
+    if T > max_rounds and comparator == "exact":
         raise ValueError(f"the stream has T = {T} rounds, more than max_rounds = {max_rounds}: "
                          f"the comparators and the Gram spectrum cost O(T^3); pass a prefix "
                          f"(X[:{max_rounds}], y[:{max_rounds}]) or raise max_rounds")
@@ -239,18 +265,322 @@ def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS,
     handler, matched = handler_for(learner)
     if matched is not None:
         name = matched
-    stream = Stream(X, yv, getattr(learner, "kernel", None))
+    if stream is None:
+        stream = Stream(X, yv, getattr(learner, "kernel", None),
+                        subset=subset if comparator == "subset" else None)
     if handler is not None:
-        handler(stream, learner, trace, radii, rows, curves, delta=delta)
+        try:
+            handler(stream, learner, trace, radii, rows, curves, delta=delta)
+        except GramUnavailable as exc:
+            rows.append(na("(the remaining bounds)", float(trace.losses.sum()),
+                           f"{name}: bounds on the Gram matrix", str(exc)))
+    for r in rows:
+        if r["comparator"] is None and any(k in r["inputs"] for k in
+                                           ("radius", "comparator_loss", "f_norm")):
+            r["comparator"] = stream.comparator
     empirical(learner, trace, rows, handler is not None)
     info = dict(stream.info)
     info["T"] = int(trace.n_rounds)
     if stream._hinge:
         info["comparators"] = {f"{r:g}": {"loss": c.loss, "lower_bound": c.lower_bound,
                                           "norm": c.norm} for r, c in stream._hinge.items()}
+    if stream.subset is not None:
+        info["comparator"] = stream.comparator
     return BoundsReport(learner=repr(learner), name=name, T=int(trace.n_rounds), rows=rows,
                         curves=curves, trace=trace, stream=info,
                         seconds=time.perf_counter() - start)
+
+
+# -- many draws: probabilistic bounds as probabilities -----------------------------------------
+
+def _key(r):
+    return (r["quantity"], r["source"])
+
+
+def is_deterministic(make_learner, X, y, *, rounds: int = 300) -> bool:
+    """True if the learner's run does not depend on its seed (two seeds, same trace on the
+    first ``rounds`` rows), or it takes no seed."""
+    a, b = make_learner(1), make_learner(2)
+    if "seed" not in a.get_params():
+        return True
+    n = min(rounds, X.shape[0])
+    ta, tb = a.run(X[:n], y[:n]), b.run(X[:n], y[:n])
+    return bool(np.array_equal(ta.scores, tb.scores) and np.array_equal(ta.budget, tb.budget))
+
+
+def seeds_report(make_learner, X, y, n_seeds: int, *, level: float = 0.05, **kw) -> dict:
+    """Run :func:`bounds_report` on ``n_seeds`` draws and judge each bound by its kind.
+
+    A randomized learner is rebuilt with ``seed = 1..n_seeds`` on the same stream (its
+    comparators computed once); a deterministic one (:func:`is_deterministic`) keeps its
+    seed and runs on ``n_seeds`` random orders of the stream (``numpy.random.default_rng
+    (i).permutation``, ``i = 1..n_seeds``).  Per row:
+
+    * ``"deterministic"``: consistent iff it held on every draw;
+    * ``"high-probability"`` (its ``delta``): ``k`` violations in ``n`` draws against a
+      one-sided binomial test of ``P(violation) <= delta``
+      (``scipy.stats.binomtest(k, n, delta, alternative="greater")``); consistent iff its
+      p-value is at least ``level``;
+    * ``"expectation"``: the mean over draws of ``measured - bound`` with its
+      one-sided ``1 - level`` t confidence bound; consistent iff
+      ``mean - t sem <= 0`` (:math:`E[\mathrm{measured}] \le` bound not rejected); the
+      mean measured and mean bound and the two-sided ``1 - level`` t interval of the
+      measured mean are reported too;
+    * ``"order"``: no verdict.
+
+    Parameters
+    ----------
+    make_learner : callable
+        ``make_learner(seed)`` returns a fresh learner.
+    X, y : the stream
+    n_seeds : int >= 2
+    level : float, default 0.05
+        Significance level of the tests.
+    **kw
+        Passed to :func:`bounds_report` (``U``, ``delta``, ``max_rounds``, ``comparator``).
+
+    Returns
+    -------
+    dict
+        ``{"learner", "name", "T", "draws": "learner seeds 1..N" or "stream orders
+        1..N", "n": N, "rows": [...], "seconds"}``; each row has ``quantity``, ``source``,
+        ``kind``, ``delta``, ``n`` (draws with a bound), ``violations``, ``p_value`` /
+        ``mean_measured``, ``mean_bound``, ``mean_excess``, ``ci``, ``upper``, and
+        ``consistent`` (True/False/None).
+    """
+    from scipy import stats
+
+    start = time.perf_counter()
+    if int(n_seeds) < 2:
+        raise ValueError(f"n_seeds must be >= 2, got {n_seeds!r}")
+    n_seeds = int(n_seeds)
+    y = np.asarray(y)
+    deterministic = is_deterministic(make_learner, X, y)
+    reports = []
+    shared = None
+    for i in range(1, n_seeds + 1):
+        if deterministic:
+            perm = np.random.default_rng(i).permutation(X.shape[0])
+            rep = bounds_report(make_learner(None), X[perm], y[perm], **kw)
+        else:
+            learner = make_learner(i)
+            if shared is None:          # the comparators are the stream's: computed once
+                sub = kw.get("subset", DEFAULT_SUBSET) if kw.get("comparator") == "subset" \
+                    else None
+                shared = Stream(X, np.asarray(y, dtype=float), getattr(learner, "kernel", None),
+                                subset=sub)
+            rep = bounds_report(learner, X, y, stream=shared, **kw)
+        reports.append(rep)
+    order, by = [], {}
+    for rep in reports:
+        for r in rep.rows:
+            k = _key(r)
+            if k not in by:
+                order.append(k)
+                by[k] = []
+            by[k].append(r)
+    out = []
+    for k in order:
+        rs = [r for r in by[k] if r["bound"] is not None]
+        first = by[k][0]
+        kind = first.get("kind", "deterministic")
+        d = {"quantity": k[0], "source": k[1], "kind": kind, "delta": first.get("delta"),
+             "n": len(rs), "violations": sum(1 for r in rs if not r["holds"]),
+             "consistent": None, "p_value": None, "mean_measured": None, "mean_bound": None,
+             "mean_excess": None, "ci": None, "upper": None}
+        if rs:
+            m = np.array([float(r["measured"]) for r in rs])
+            b = np.array([float(r["bound"]) for r in rs])
+            d["mean_measured"], d["mean_bound"] = float(m.mean()), float(b.mean())
+            if kind == "high-probability":
+                test = stats.binomtest(d["violations"], len(rs), float(d["delta"]),
+                                       alternative="greater")
+                d["p_value"] = float(test.pvalue)
+                d["consistent"] = bool(test.pvalue >= level)
+            elif kind == "expectation":
+                excess = m - b
+                d["mean_excess"] = float(excess.mean())
+                if len(rs) >= 2:
+                    sem = float(stats.sem(excess))
+                    tq = float(stats.t.ppf(1.0 - level, len(rs) - 1))
+                    d["upper"] = d["mean_excess"] - tq * sem
+                    d["consistent"] = bool(d["upper"] <= 1e-9 * max(1.0, abs(d["mean_bound"])))
+                    lo, hi = stats.t.interval(1.0 - level, len(rs) - 1, loc=float(m.mean()),
+                                              scale=float(stats.sem(m)) or 1e-300)
+                    d["ci"] = [float(lo), float(hi)]
+            elif kind == "deterministic":
+                d["consistent"] = d["violations"] == 0
+        out.append(d)
+    first = reports[0]
+    return {"learner": first.learner, "name": first.name, "T": first.T, "n": n_seeds,
+            "draws": ("stream orders 1..{} (the learner is deterministic: its seed does not "
+                      "change the run)".format(n_seeds) if deterministic
+                      else "learner seeds 1..{} on the same stream".format(n_seeds)),
+            "level": level, "rows": out, "seconds": time.perf_counter() - start}
+
+
+def format_seeds(res: dict) -> str:
+    """A terminal table of :func:`seeds_report`."""
+    head = ["quantity", "kind", "draws", "violations", "test", "verdict", "source"]
+    cells = []
+    for d in res["rows"]:
+        if d["n"] == 0:
+            continue
+        if d["kind"] == "high-probability":
+            test = f"delta = {d['delta']:g}, binomial p = {d['p_value']:.3g}"
+        elif d["kind"] == "expectation" and d["ci"] is not None:
+            test = (f"mean {d['mean_measured']:.5g} (95% CI {d['ci'][0]:.5g}..{d['ci'][1]:.5g})"
+                    f" vs mean bound {d['mean_bound']:.5g}")
+        elif d["kind"] == "order":
+            test = "-"
+        else:
+            test = "every draw"
+        verdict = {True: "consistent", False: "NOT CONSISTENT", None: "-"}[d["consistent"]]
+        cells.append([d["quantity"], d["kind"], str(d["n"]), f"{d['violations']}/{d['n']}",
+                      test, verdict, d["source"]])
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(head)]
+    lines = [res["learner"], f"{res['T']} rounds" + (f" of {res['data']}" if res.get("data")
+                                                     else "") + f"; {res['draws']}", "",
+             "  ".join(h.ljust(w) for h, w in zip(head, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip() for c in cells]
+    bad = [d for d in res["rows"] if d["consistent"] is False]
+    lines += ["", f"{len(cells)} bound(s) over {res['n']} draws: "
+                  + ("every bound consistent" if not bad else f"{len(bad)} NOT CONSISTENT")
+                  + f" (level {res['level']:g}; {res['seconds']:.1f} s)"]
+    return "\n".join(lines)
+
+
+# -- rates: the growth exponent of the measured quantity against the theorem's -------------------
+
+def rate_report(make_learner, X, y, *, T0=None, budgets=None, level=0.05, **kw) -> dict:
+    """Fit the growth exponents of each row's measured quantity and bound.
+
+    In ``T``: :func:`bounds_report` on the prefixes ``T0, 2 T0, 4 T0, ... <= T`` (a fresh
+    learner each; ``T0`` default ``max(32, T // 16)``); in ``B`` (``budgets`` given): on
+    the whole stream with ``make_learner(B=b)`` for each ``b``.  For each row, a
+    least-squares line through ``(log n, log measured)`` (``scipy.stats.linregress``) with
+    its two-sided ``1 - level`` t interval, and the same fit of the bound (of an order
+    row, its ``inputs["order"]``: the stated rate at constant 1).  The bound's exponent is
+    the theorem's rate on this stream; the measured exponent is *consistent* with it when
+    the interval's lower end does not exceed it (the measured quantity does not grow
+    provably faster than the bound).  Rows with fewer than three positive points get no
+    fit.
+
+    Returns
+    -------
+    dict
+        ``{"learner", "axis": "T" or "B", "points": [...], "rows": [{quantity, source,
+        kind, slope, ci, bound_slope, consistent, measured, bound}], "seconds"}``; with
+        ``budgets`` a list of two such dicts (``T`` then ``B``).
+    """
+    start = time.perf_counter()
+    T = X.shape[0]
+    y = np.asarray(y)
+    out = []
+    T0 = max(32, T // 16) if T0 is None else int(T0)
+    if T0 < 2 or T0 > T:
+        raise ValueError(f"T0 must be in [2, T = {T}], got {T0}")
+    points = []
+    n = T0
+    while n <= T:
+        points.append(n)
+        n *= 2
+    reps = [bounds_report(make_learner(), X[:n], y[:n], **kw) for n in points]
+    out.append(_fit_rates(reps, points, "T", level, start))
+    if budgets:
+        bs = sorted({int(b) for b in budgets})
+        reps = [bounds_report(make_learner(B=b), X, y, **kw) for b in bs]
+        out.append(_fit_rates(reps, bs, "B", level, start))
+    return out[0] if not budgets else out
+
+
+def _fit_rates(reps, points, axis, level, start):
+    from scipy import stats
+
+    series = {}
+    order = []
+    for j, rep in enumerate(reps):
+        for r in rep.rows:
+            k = _key(r)
+            if k not in series:
+                order.append(k)
+                series[k] = {"kind": r.get("kind", "deterministic"), "m": {}, "b": {}}
+            bound = r["bound"] if r["bound"] is not None else r["inputs"].get("order")
+            if isinstance(r["measured"], (int, float)) and not isinstance(r["measured"], bool):
+                series[k]["m"][j] = float(r["measured"])
+            if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+                series[k]["b"][j] = float(bound)
+
+    def fit(values):
+        js = [j for j in sorted(values) if values[j] > 0 and np.isfinite(values[j])]
+        if len(js) < 3:
+            return None
+        xs = np.log([points[j] for j in js])
+        ys = np.log([values[j] for j in js])
+        if np.ptp(ys) == 0.0:           # a constant: exponent 0 exactly
+            return {"slope": 0.0, "ci": [0.0, 0.0]}
+        lr = stats.linregress(xs, ys)
+        tq = float(stats.t.ppf(1.0 - level / 2.0, len(js) - 2))
+        err = float(lr.stderr) if np.isfinite(lr.stderr) else 0.0
+        return {"slope": float(lr.slope), "ci": [float(lr.slope - tq * err),
+                                                   float(lr.slope + tq * err)]}
+    rows = []
+    for k in order:
+        sr = series[k]
+        if not sr["b"]:
+            continue
+        fm, fb = fit(sr["m"]), fit(sr["b"])
+        rows.append({"quantity": k[0], "source": k[1], "kind": sr["kind"],
+                     "slope": None if fm is None else fm["slope"],
+                     "ci": None if fm is None else fm["ci"],
+                     "bound_slope": None if fb is None else fb["slope"],
+                     "consistent": (None if fm is None or fb is None
+                                    else bool(fm["ci"][0] <= fb["slope"] + 1e-9)),
+                     "measured": [sr["m"].get(j) for j in range(len(points))],
+                     "bound": [sr["b"].get(j) for j in range(len(points))]})
+    return {"learner": reps[-1].learner, "axis": axis, "points": list(points), "level": level,
+            "rows": rows, "seconds": time.perf_counter() - start}
+
+
+def format_rates(res) -> str:
+    """A terminal table of :func:`rate_report` (one table per axis)."""
+    parts = []
+    for r in (res if isinstance(res, list) else [res]):
+        head = ["quantity", "kind", f"exponent in {r['axis']} (95% CI)", "theorem's exponent",
+                "verdict", "source"]
+        cells = []
+        for d in r["rows"]:
+            e = "-" if d["slope"] is None else f"{d['slope']:.3f} ({d['ci'][0]:.3f}..{d['ci'][1]:.3f})"
+            b = "-" if d["bound_slope"] is None else f"{d['bound_slope']:.3f}"
+            v = {True: "consistent", False: "NOT CONSISTENT", None: "-"}[d["consistent"]]
+            cells.append([d["quantity"], d["kind"], e, b, v, d["source"]])
+        widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(head)]
+        lines = [f"{r['learner']}: {r['axis']} = {', '.join(map(str, r['points']))}", "",
+                 "  ".join(h.ljust(w) for h, w in zip(head, widths)),
+                 "  ".join("-" * w for w in widths)]
+        lines += ["  ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip() for c in cells]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _learner_factory(args):
+    """``make(seed=None, B=None)``: the learner of the command line with another seed or
+    budget."""
+    from okl.experiments.args import learner_from_args
+
+    def make(seed=None, B=None):
+        params = list(args.param or [])
+        if B is not None:
+            params = [p for p in params if not p.startswith("B=")] + [f"B={B}"]
+        if seed is not None:
+            params = [p for p in params if not p.startswith("seed=")]
+        a = argparse.Namespace(**{**vars(args), "param": params,
+                                  "seed": args.seed if seed is None else seed})
+        learner = learner_from_args(a)
+        return learner
+
+    return make
 
 
 def command(args) -> int:
@@ -260,8 +590,12 @@ def command(args) -> int:
     ``args.sigma``, ``args.degree``, the data arguments (``data``, ``download``,
     ``rounds``, ``features``, ``seed``), ``args.plot`` (figure stem or None) and
     ``args.json`` (path or None); optionally ``args.U`` (comma-separated radii),
-    ``args.max_rounds`` and ``args.prefix`` (keep the first ``prefix`` rounds).
-    Prints :func:`format_report`; returns 0.
+    ``args.max_rounds``, ``args.prefix`` (keep the first ``prefix`` rounds),
+    ``args.comparator`` / ``args.subset`` (see :func:`bounds_report`; ``"auto"``: the
+    subset comparator for a stream longer than :data:`MAX_ROUNDS` unless ``max_rounds``
+    was given), ``args.seeds`` (:func:`seeds_report`), ``args.rate`` / ``args.rate_t0`` /
+    ``args.rate_budgets`` (:func:`rate_report`).  Prints :func:`format_report` (or the
+    seeds' / rates' table); returns 0.
     """
     from okl.experiments.args import learner_from_args, stream
 
@@ -280,17 +614,56 @@ def command(args) -> int:
             U = [float(v) for v in U.split(",")]
         except ValueError:
             raise ValueError(f"--U takes comma-separated radii, got {U!r}") from None
-    report = bounds_report(learner, X, y, U=U,
-                           max_rounds=getattr(args, "max_rounds", None) or MAX_ROUNDS,
-                           delta=getattr(args, "delta", None) or DEFAULT_DELTA)
+    max_rounds = getattr(args, "max_rounds", None)
+    comparator = getattr(args, "comparator", None) or "auto"
+    if comparator == "auto":
+        # an explicit --max-rounds keeps the refusal; otherwise a long stream gets the
+        # subset comparator (its rows say so)
+        T = X.shape[0]
+        comparator = "subset" if (max_rounds is None and T > MAX_ROUNDS) else "exact"
+    kw = dict(U=U, max_rounds=max_rounds or MAX_ROUNDS,
+              delta=getattr(args, "delta", None) or DEFAULT_DELTA, comparator=comparator,
+              subset=getattr(args, "subset", None) or DEFAULT_SUBSET)
+    seeds = getattr(args, "seeds", None)
+    if seeds is not None and seeds < 2:
+        raise ValueError(f"--seeds must be >= 2 (one draw is the default), got {seeds}")
+    if getattr(args, "rate", False) or getattr(args, "rate_budgets", None):
+        budgets = getattr(args, "rate_budgets", None)
+        if isinstance(budgets, str):
+            try:
+                budgets = [int(v) for v in budgets.split(",")]
+            except ValueError:
+                raise ValueError(f"--rate-budgets takes comma-separated integers, got "
+                                 f"{budgets!r}") from None
+        if budgets and "B" not in learner.get_params():
+            raise ValueError(f"--rate-budgets: {type(learner).__name__} has no budget B")
+        res = rate_report(_learner_factory(args), X, y, T0=getattr(args, "rate_t0", None),
+                          budgets=budgets, **kw)
+        print(f"data: {source}")
+        print(format_rates(res))
+        _dump(args, res)
+        return 0
+    if seeds is not None:
+        res = seeds_report(_learner_factory(args), X, y, seeds, **kw)
+        res["data"] = source
+        print(format_seeds(res))
+        _dump(args, res)
+        return 0
+    report = bounds_report(learner, X, y, **kw)
     report.data = source
     print(format_report(report))
-    if getattr(args, "json", None):
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        with open(args.json, "w") as fh:
-            json.dump(report.to_dict(), fh, indent=2)
-        print(f"wrote {args.json}")
+    _dump(args, report.to_dict())
     if getattr(args, "plot", None):
         for path in plot_report(report, args.plot):
             print(f"wrote {path}")
     return 0
+
+
+def _dump(args, obj):
+    if getattr(args, "json", None):
+        from okl.experiments.bounds.report import _jsonable
+
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        with open(args.json, "w") as fh:
+            json.dump(_jsonable(obj), fh, indent=2)
+        print(f"wrote {args.json}")

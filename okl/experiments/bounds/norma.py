@@ -109,7 +109,7 @@ def kernelogd(s, learner, tr, radii, rows, curves, *, delta):
                                      f"theorems below cover it)"))
     else:
         X2 = s.kappa_max
-        kd = np.diag(s.K)
+        kd = s.diag
         steps = eta / np.sqrt(np.arange(1, T + 1)) if sched == "sqrt" else np.full(T, eta)
         coef = np.where(s.y * tr.scores < 1.0, steps * s.y, 0.0)   # -eta_t l'_t, 0 at the kink
         cands = []

@@ -87,7 +87,7 @@ def _selection_regret_rows(s, learner, measured_loss, bound_fn, radii_for, q, sr
         qi = f"{q}, {_kernel_label(i, k)}"
         srci = f"{src}, {_kernel_label(i, k)}"
         if reasons:
-            rows.append(na(qi, measured_loss, srci, "; ".join(reasons)))
+            rows.append(na(qi, measured_loss, srci, "; ".join(reasons), kind=EXPECTATION))
             continue
         cands = []
         for r in radii_for(i):
