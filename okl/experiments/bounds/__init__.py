@@ -126,7 +126,7 @@ from okl.experiments.bounds.report import (
 
 __all__ = ["BoundsReport", "bounds_report", "format_report", "plot_report", "command",
            "seeds_report", "format_seeds", "rate_report", "format_rates", "is_deterministic",
-           "coverage",
+           "coverage", "default_learner", "learner_names",
            "handler_for", "HANDLERS", "MAX_ROUNDS", "DEFAULT_RADII", "DEFAULT_DELTA",
            "NO_BOUND"]
 
@@ -581,6 +581,87 @@ def _learner_factory(args):
         return learner
 
     return make
+
+
+# -- which theorem of which paper each learner is checked against --------------------------------
+
+#: Parameters tried, in order, to build a learner with its defaults (some need a budget).
+_DEFAULT_PARAMS = ({}, {"B": 50}, {"B": 50, "T": None}, {"M": 4})
+
+
+def default_learner(name, *, seed=0, **params):
+    """``okl.<name>`` with its defaults, a Gaussian(1) kernel where it takes one, and the
+    first of ``{}``, ``{"B": 50}``, ... that it accepts (``params`` override)."""
+    import okl.learners as L
+    from okl.kernels import Gaussian
+
+    cls = getattr(L, name)
+    last = None
+    for extra in _DEFAULT_PARAMS:
+        kw = {k: v for k, v in {**extra, **params}.items() if v is not None}
+        try:
+            names = cls._param_names if hasattr(cls, "_param_names") else ()
+            if "kernel" in names:
+                kw.setdefault("kernel", Gaussian(1.0))
+            if "seed" in names:
+                kw.setdefault("seed", seed)
+            return cls(**kw)
+        except (TypeError, ValueError) as exc:
+            last = exc
+    raise ValueError(f"cannot build {name} with its defaults: {last}")
+
+
+def learner_names():
+    """The learners okl ships that learn a stream (``okl.learners.__all__`` less the
+    experts, the budgets and the helpers)."""
+    import okl.learners as L
+    from okl.learners.base import OnlineLearner
+
+    out = []
+    for n in L.__all__:
+        c = getattr(L, n)
+        if isinstance(c, type) and issubclass(c, OnlineLearner) and c is not OnlineLearner \
+                and n not in ("Hedge", "MSMW", "OSMD"):
+            out.append(n)
+    return out
+
+
+def coverage(rounds: int = 120, seed: int = 0) -> list:
+    """Which theorem of which paper each learner is checked against, from the code.
+
+    Runs :func:`bounds_report` for every learner of :func:`learner_names` (built by
+    :func:`default_learner`) on a small XOR stream and returns one row per bound row of
+    the report: ``{"learner", "handler", "quantity", "source", "kind", "delta",
+    "applies"}`` (``applies`` False when the row said "not applicable" on that stream; the
+    bound is still wired).  A learner without a bound would show one row with
+    ``source = NO_BOUND`` (none does).
+    """
+    import warnings
+
+    from okl.datasets import xor_stream
+
+    X, y = xor_stream(rounds, 4, seed=seed)
+    out = []
+    for name in learner_names():
+        learner = default_learner(name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rep = bounds_report(learner, X, y)
+        spec = HANDLERS.get(rep.name)
+        rows = [r for r in rep.rows if r["source"] != NO_BOUND]
+        if not rows:
+            out.append({"learner": name, "handler": spec, "quantity": None, "source": NO_BOUND,
+                        "kind": None, "delta": None, "applies": False})
+        seen = set()
+        for r in rows:
+            key = (r["quantity"], r["source"])
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append({"learner": name, "handler": spec, "quantity": r["quantity"],
+                        "source": r["source"], "kind": r.get("kind"), "delta": r.get("delta"),
+                        "applies": r["bound"] is not None or r.get("kind") == "order"})
+    return out
 
 
 def command(args) -> int:

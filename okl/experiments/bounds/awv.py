@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl.experiments.bounds.report import EXPECTATION, JGR19, RTOL, curve, na, row
+from okl.experiments.bounds.report import EXPECTATION, JGR19, ORDER, RTOL, curve, na, row
 
 __all__ = ["awv", "kons", "NYSTROM_MAX_WORK"]
 
@@ -213,4 +213,4 @@ def kons(s, learner, tr, radii, rows, curves, *, delta):
     rows.append(row(f"eq. (8) form {what} (order, no constants)", form,
                      source=f"{JGR19}, eq. (8)",
                      note=f"lam = alpha = {alpha:g}, m = {m}, d_eff(lam) = {deff:.4g}: an "
-                          "order, not a bound"))
+                          "order, not a bound", kind=ORDER))

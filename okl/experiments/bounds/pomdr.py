@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from okl.experiments.bounds.report import HIGH_PROBABILITY, LILIAO23, best, curve, na, row
+from okl.experiments.bounds.report import HIGH_PROBABILITY, LILIAO23, ORDER, best, curve, na, row
 
 __all__ = ["pomdr", "skegd", "bao2ks", "fogd", "nogd"]
 
@@ -187,7 +187,8 @@ def _regret_rows(s, tr, radii, order, what, rows):
                      note=f"measured / {what} = {reg / order:.4g}; an order is not a bound "
                           f"(the smallest regret over the radii {list(radii)})",
                      inputs={"radius": r, "learner_loss": loss,
-                             "comparator_lower_bound": comp.lower_bound, "order": order}))
+                             "comparator_lower_bound": comp.lower_bound, "order": order},
+                     kind=ORDER))
 
 
 def skegd(s, learner, tr, radii, rows, curves, *, delta):
@@ -265,21 +266,35 @@ def _feature_rows(s, tr, radii, rows, Z, y, scores, eta, w1, name, src, rounds_n
     from okl.experiments.bounds.report import Stream
     from theory.pomdr_baselines import feature_ogd_regret_bound
 
+    from theory import best_hinge_in_ball
+
     loss = float(np.sum(np.maximum(0.0, 1.0 - y * scores)))
     g2 = _hinge_grad2(Z, y, scores)
-    sz = Stream.from_gram(Z @ Z.T, y)
+    if s.subset is None:
+        sz = Stream.from_gram(Z @ Z.T, y)
+    else:                   # a long stream: the best w over the subset's rows, exact loss
+        rows_s = np.unique(np.linspace(0, y.size - 1, min(s.subset.size, y.size))
+                           .round().astype(int))
+        Zs = Z[rows_s]
     cands = []
     for r in radii:
-        c = sz.hinge(r)
-        w = Z.T @ c.coef
+        if s.subset is None:
+            c = sz.hinge(r)
+            w = Z.T @ c.coef
+            closs, cnorm = c.loss, c.norm
+        else:
+            inner = best_hinge_in_ball(Zs @ Zs.T, y[rows_s], r)
+            w = Zs.T @ inner.coef
+            closs = float(np.sum(np.maximum(0.0, 1.0 - y * (Z @ w))))
+            cnorm = float(np.sqrt(w @ w))
         b = feature_ogd_regret_bound(float(np.sum((w1 - w) ** 2)), eta, g2)
-        cands.append((c.loss + b, (r, c, b)))
-    _, (r, c, b) = best(cands)
-    rows.append(row("regret vs w (best hinge w in a ball of the feature space)", loss - c.loss,
+        cands.append((closs + b, (r, closs, cnorm, b)))
+    _, (r, closs, cnorm, b) = best(cands)
+    rows.append(row("regret vs w (best hinge w in a ball of the feature space)", loss - closs,
                     b, f"{src} (OGD in the feature space, pathwise)",
                     note=f"{rounds_note}; w = the best hinge weight of norm <= {r:g} on these "
                          f"rounds' features (of {list(radii)}); the features of this run",
-                    inputs={"radius": r, "f_norm": c.norm, "comparator_loss": c.loss,
+                    inputs={"radius": r, "f_norm": cnorm, "comparator_loss": closs,
                             "learner_loss": loss, "eta": eta, "sum_grad2": g2}))
     return loss, g2
 
@@ -389,7 +404,8 @@ def nogd(s, learner, tr, radii, rows, curves, *, delta):
                              f"stage 2 (rounds {sw + 1}..{T}) from the weight the switch built")
     from okl.experiments.bounds.report import Stream
 
-    s2 = Stream(s.X[sw:], y2, learner.kernel)
+    s2 = Stream(s.X[sw:], y2, learner.kernel,
+                subset=None if s.subset is None else s.subset.size)
     cands = []
     for r in radii:
         c = s2.hinge(r)
