@@ -309,7 +309,7 @@ def is_deterministic(make_learner, X, y, *, rounds: int = 300) -> bool:
 
 
 def seeds_report(make_learner, X, y, n_seeds: int, *, level: float = 0.05, **kw) -> dict:
-    """Run :func:`bounds_report` on ``n_seeds`` draws and judge each bound by its kind.
+    r"""Run :func:`bounds_report` on ``n_seeds`` draws and judge each bound by its kind.
 
     A randomized learner is rebuilt with ``seed = 1..n_seeds`` on the same stream (its
     comparators computed once); a deterministic one (:func:`is_deterministic`) keeps its
