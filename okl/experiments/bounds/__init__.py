@@ -65,8 +65,7 @@ What is covered (every bound is a function of ``theory/``; nothing is re-derived
   ``1 + U sqrt(D)`` or a varying ``eta_t``).  The premises that depend on the draws (no
   refusal by the guard, LKMBooks' criteria within ``max{l_m, 1}``) are checked on this
   run only.  The bounds are for the horizon ``T`` (``z_t`` and the steps depend on it): no
-  anytime curves; the budget curves show the bounds as constant lines.  ``OMKC`` has no
-  bound in ``theory``: it gets the empirical rows.
+  anytime curves; the budget curves show the bounds as constant lines.
 * ``OKS`` / ``BOKS`` / ``ISKA`` / ``BOMKR`` / ``BOMKRV`` (seed 004's baselines), through
   ``theory.selection_baselines`` (rows made by :mod:`okl.experiments.bounds.selection`): each
   one's budget (K separate sets or one shared set) and memory in Table 3's accounting,
@@ -86,8 +85,33 @@ What is covered (every bound is a function of ``theory/``; nothing is re-derived
   :math:`\alpha/2` scaled into :math:`|f(x_t)| \le C`; the step condition
   :math:`\eta \le 1/(2(\hat y_t - y_t)^2)` is checked on the run; seed 003's eq. (8)
   form as an order (no constants: no ``holds``).
+* ``KernelOGD`` (:mod:`theory.norma_baselines`): Zinkevich (2003), Theorem 1, for the
+  constant rate and for ``eta/sqrt(t)`` (the diameter measured on the run: no projection),
+  hinge loss, ``lam = 0``; NORMA's Theorems 2-3 at ``rho = 1`` (constant rate, any
+  ``lam``).  ``ALMA``: ALMA_2's corrections (Gentile 2001; a reconstructed bound,
+  :func:`theory.norma_baselines.alma2_correction_bound`) against every ``f`` of the
+  normalized kernel.
+* ``RBP``: eq. (2) of Liao et al. 2024 (in expectation; the best ``gamma`` of a grid).
+  ``BOGD`` / ``BOGDPP``: the budget and the coefficient clip (every run) and the quoted
+  order ``L_T(f) + O(UT/sqrt(B) + U sqrt(T))`` (an order: ``okl bounds --rate``).
+  ``Projectron`` / ``ProjectronPP`` (Orabona, Keshet & Caputo 2009, reconstructed with
+  explicit constants, :mod:`theory.ahpatron`): the mistake bounds and the dictionary's
+  size against a greedy ``eta/2``-cover of the stream.
+* ``FOGD`` / ``NOGD`` (Lu et al. 2016, :mod:`theory.pomdr_baselines`): Theorems 1 and 2 in
+  the form of their proofs -- OGD in the run's feature space, pathwise, and against the
+  kernel's best ``f`` with the approximation term measured -- and FOGD's Theorem 1 in
+  probability (Rahimi & Recht's event at ``delta``); NOGD's stage 1 against Zinkevich.
+* ``OMKC`` (Hoi et al. 2013, :func:`theory.selection_baselines.omkc_mistake_bound`): the
+  weighted-majority mistake bound against every kernel's own Perceptron (replayed), or
+  for the absolute loss the exponential-weights regret.
 * every learner: the empirical rows (mistakes, cumulative loss, final and maximum
   budget) with ``source = "no bound implemented"``.
+
+Every row has a ``kind``: ``"deterministic"`` (holds on every run), ``"high-probability"``
+(with its ``delta``), ``"expectation"`` or ``"order"``; one run is one draw, and
+:func:`format_report` says so for the last two kinds.  :func:`seeds_report` judges them
+over many draws, :func:`rate_report` fits growth exponents, and :func:`coverage` lists
+which theorem each learner is checked against.
 
 Layout: :mod:`okl.experiments.bounds.report` is the lower layer (the stream context, the
 row and curve builders, :class:`BoundsReport`, formatting and plotting); one handler module
@@ -96,8 +120,12 @@ function per learner, all with the signature
 ``handler(s, learner, trace, radii, rows, curves, *, delta)``; :data:`HANDLERS` maps a class
 name to its handler as a ``"module:function"`` string, imported on first use.
 
-Cost: the comparators and the eigendecomposition are :math:`O(T^3)`, so a stream longer
-than ``max_rounds`` (default 3000) is refused; pass a prefix or raise the limit.
+Cost: the comparators and the eigendecomposition are :math:`O(T^3)`, so with
+``comparator="exact"`` a stream longer than ``max_rounds`` (default 3000) is refused; pass
+a prefix, raise the limit, or use ``comparator="subset"`` (any length: the comparator is
+the best ``f`` over a subset of the rows, valid for every bound that holds for every
+``f`` of a ball; the bounds on the spectrum, the alignment or the ridge comparator are
+then not applicable).
 """
 from __future__ import annotations
 
