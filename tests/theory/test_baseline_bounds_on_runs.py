@@ -72,10 +72,13 @@ SETTINGS = dict(max_examples=8, deadline=None,
 def test_kernel_ogd_zinkevich(s, eta, schedule):
     X, y = stream(*s)
     T = y.size
-    tr = okl.KernelOGD(okl.Gaussian(SIGMA), eta=eta, schedule=schedule).run(X, y)
+    learner = okl.KernelOGD(okl.Gaussian(SIGMA), eta=eta, schedule=schedule)
+    tr = learner.run(X, y)
     K = gaussian_kernel(X, SIGMA)
     steps = eta / np.sqrt(np.arange(1, T + 1)) if schedule == "sqrt" else np.full(T, eta)
     coef = np.where(y * tr.scores < 1.0, steps * y, 0.0)
+    # the step each round (as the report reconstructs it) is the learner's own coefficient
+    assert np.allclose(np.asarray(learner.coefficients), coef[coef != 0.0], rtol=1e-12)
     for r in RADII:
         c = comparator(X, y, r)
         regret = tr.losses.sum() - c.loss
