@@ -433,8 +433,12 @@ def seeds_report(make_learner, X, y, n_seeds: int, *, level: float = 0.05, **kw)
                     tq = float(stats.t.ppf(1.0 - level, len(rs) - 1))
                     d["upper"] = d["mean_excess"] - tq * sem
                     d["consistent"] = bool(d["upper"] <= 1e-9 * max(1.0, abs(d["mean_bound"])))
-                    lo, hi = stats.t.interval(1.0 - level, len(rs) - 1, loc=float(m.mean()),
-                                              scale=float(stats.sem(m)) or 1e-300)
+                    sm = float(stats.sem(m))
+                    if sm > 0.0:
+                        lo, hi = stats.t.interval(1.0 - level, len(rs) - 1,
+                                                  loc=float(m.mean()), scale=sm)
+                    else:                       # every draw measured the same
+                        lo = hi = float(m.mean())
                     d["ci"] = [float(lo), float(hi)]
             elif kind == "deterministic":
                 d["consistent"] = d["violations"] == 0
