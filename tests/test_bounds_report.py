@@ -710,13 +710,29 @@ def test_selection_eta_zero_is_not_applicable():
         check_na(rep, src, "eta = 0")
 
 
-def test_omkc_gets_the_empirical_rows():
-    learner = OMKC(KS, B=30, seed=0)
+def test_omkc_rows_against_a_replay():
+    """OMKC now has a bound (issue 19): the weighted-majority rows equal
+    theory.selection_baselines.omkc_mistake_bound at the kernels' own mistake counts,
+    counted here on a replay through the public API."""
+    from theory.selection_baselines import omkc_mistake_bound
+
+    learner = OMKC(KS, B=30, beta=0.7, seed=0)
     tr = clone(learner).run(X0, Y0)
+    twin = clone(learner)
+    F = []
+    for t in range(T):
+        twin.decision_function(X0[t:t + 1])
+        F.append(twin.kernel_scores())
+        twin.learn_one(X0[t], Y0[t])
+    Mi = np.sum(Y0[:, None] * np.array(F) <= 0, axis=0)
     rep = bounds_report(learner, X0, Y0)
-    assert all(r["source"] == NO_BOUND for r in rep.rows)
+    for form in ("exact", "relaxed"):
+        r = rep.row(f"Hoi, Jin, Zhao & Yang 2013, OMKC_(D,D): weighted majority "
+                    f"(theory.selection_baselines), {form} form")
+        assert r["measured"] == int(np.sum(Y0 * tr.scores <= 0)) >= tr.n_mistakes
+        assert r["bound"] == pytest.approx(omkc_mistake_bound(Mi, 0.7, form=form))
+        assert r["holds"] and r["kind"] == "deterministic"
     check_empirical(rep, tr)
-    assert "no theory for OMKC" in format_report(rep)
 
 
 def test_delta_is_validated():
