@@ -603,8 +603,9 @@ def _learner_factory(args):
 
     def make(seed=None, B=None):
         params = list(args.param or [])
-        if B is not None:
-            params = [p for p in params if not p.startswith("B=")] + [f"B={B}"]
+        if B is not None:         # the budget: B, or FOGD's number of random features D
+            name = "D" if args.learner == "FOGD" else "B"
+            params = [p for p in params if not p.startswith(f"{name}=")] + [f"{name}={B}"]
         if seed is not None:
             params = [p for p in params if not p.startswith("seed=")]
         a = argparse.Namespace(**{**vars(args), "param": params,
@@ -748,7 +749,7 @@ def command(args) -> int:
             except ValueError:
                 raise ValueError(f"--rate-budgets takes comma-separated integers, got "
                                  f"{budgets!r}") from None
-        if budgets and "B" not in learner.get_params():
+        if budgets and "B" not in learner.get_params() and type(learner).__name__ != "FOGD":
             raise ValueError(f"--rate-budgets: {type(learner).__name__} has no budget B")
         res = rate_report(_learner_factory(args), X, y, T0=getattr(args, "rate_t0", None),
                           budgets=budgets, **kw)
