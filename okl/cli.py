@@ -110,11 +110,31 @@ def _parser():
     bnd.set_defaults(rounds=1000)        # comparators in hindsight cost O(T^3)
     bnd.add_argument("--U", help="comma-separated comparator radii (default 1,2,4,8)")
     bnd.add_argument("--prefix", type=int, help="keep only the first N rounds of the stream")
-    bnd.add_argument("--max-rounds", dest="max_rounds", type=_positive_int, default=3000,
-                     help="refuse longer streams (the comparators are cubic in T; "
-                          "default 3000)")
+    bnd.add_argument("--max-rounds", dest="max_rounds", type=_positive_int, default=None,
+                     help="with the exact comparator, refuse longer streams (it is cubic in "
+                          "T; default 3000: a longer stream then gets the subset comparator "
+                          "unless this option is given)")
+    bnd.add_argument("--comparator", choices=("auto", "exact", "subset"), default="auto",
+                     help="exact: the best f in hindsight over the whole stream (O(T^3)); "
+                          "subset: the best f over --subset rows, its loss exact on every "
+                          "row (a valid f for the bounds that hold for every f; any T); "
+                          "auto (default): exact up to 3000 rounds")
+    bnd.add_argument("--subset", type=_positive_int, default=None,
+                     help="rows of the subset comparator (default 2000)")
     bnd.add_argument("--delta", type=float, default=None,
-                     help="confidence of the high-probability budget bounds (default 0.05)")
+                     help="confidence of the high-probability bounds (default 0.05)")
+    bnd.add_argument("--seeds", type=int, default=None, metavar="N",
+                     help="run N draws (learner seeds 1..N, or N orders of the stream for a "
+                          "deterministic learner) and judge each bound by its kind: "
+                          "violations/N against delta (binomial test), the mean against an "
+                          "expectation bound (t interval)")
+    bnd.add_argument("--rate", action="store_true",
+                     help="fit the growth exponent in T of each measured quantity on the "
+                          "prefixes T0, 2 T0, 4 T0, ... against the bound's")
+    bnd.add_argument("--rate-t0", dest="rate_t0", type=_positive_int, default=None,
+                     help="first prefix of --rate (default max(32, T/16))")
+    bnd.add_argument("--rate-budgets", dest="rate_budgets", metavar="B1,B2,...",
+                     help="also fit the exponent in the budget B over these values")
     bnd.add_argument("--json", help="write the report (rows and curves) to this JSON file")
     bnd.add_argument("--plot", metavar="STEM",
                      help="save measured-against-bound curves as STEM*.png/.svg")

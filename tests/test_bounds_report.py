@@ -23,6 +23,7 @@ from conftest import ref_gram
 
 import okl
 from okl.experiments import bounds as bmod
+from okl.experiments.bounds import report as breport
 from okl.experiments.bounds import (
     DEFAULT_RADII,
     NO_BOUND,
@@ -388,7 +389,9 @@ def test_pkawv_nystrom_theorems_9_and_6():
 
 # -- any learner, guards, formatting, CLI ------------------------------------------------------
 
-def test_learner_without_theory_gets_the_empirical_rows():
+def test_learner_without_theory_gets_the_empirical_rows(monkeypatch):
+    # every okl learner has a handler now: a learner without one is simulated
+    monkeypatch.delitem(bmod.HANDLERS, "BOGD")
     learner = okl.BOGD(KERNEL, B=20, seed=3)
     tr = clone(learner).run(X0, Y0)
     rep = bounds_report(learner, X0, Y0)
@@ -425,14 +428,50 @@ def test_guards():
 
 
 def test_holds_false_and_formatting():
-    row = bmod._row("q", 5, 4.0, "src")
+    row = breport.row("q", 5, 4.0, "src")
     assert row["holds"] is False and row["ratio"] == 1.25
-    assert bmod._row("q", 4, 4.0, "src")["holds"] is True
+    assert breport.row("q", 4, 4.0, "src")["holds"] is True
     rep = bounds_report(okl.POMDR(KERNEL, U=2.0, B=40, B0=10), X0, Y0)
     text = format_report(rep)
     for r in rep.rows:
         assert r["source"] in text
     assert "not applicable" in text and "A_T" in text
+
+
+def test_handlers_table():
+    """HANDLERS: each value a "okl.experiments.bounds.<paper>:<function>" string naming a
+    public handler with the one signature; a learner is handled by the first class of its
+    MRO named there (BOKS by OKS's handler, as before the split)."""
+    import importlib
+    import inspect
+
+    papers = {"norma", "ahpatron", "pomdr", "awv", "selection"}
+    for name, spec in bmod.HANDLERS.items():
+        module, _, fn = spec.partition(":")
+        assert module.rsplit(".", 1)[0] == "okl.experiments.bounds", spec
+        assert module.rsplit(".", 1)[1] in papers, spec
+        handler = getattr(importlib.import_module(module), fn)
+        assert not fn.startswith("_") and fn in importlib.import_module(module).__all__
+        params = inspect.signature(handler).parameters
+        assert list(params) == ["s", "learner", "tr", "radii", "rows", "curves", "delta"]
+        assert params["delta"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert hasattr(okl, name), name
+    handler, name = bmod.handler_for(okl.BOKS([KERNEL, KERNEL], B=20))
+    assert name == "OKS" and handler is importlib.import_module(
+        "okl.experiments.bounds.selection").oks
+    with pytest.raises(ValueError, match="module:function"):
+        bmod.resolve("okl.experiments.bounds.norma.norma")
+
+
+def test_report_layer_imports_no_handler():
+    """report.py is the lower layer: it imports no handler module and not the package."""
+    import ast
+    import pathlib
+
+    tree = ast.parse(pathlib.Path(breport.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not any(m.startswith("okl.experiments.bounds") for m in imported), imported
 
 
 def _args(tmp_path, **kw):
@@ -671,13 +710,29 @@ def test_selection_eta_zero_is_not_applicable():
         check_na(rep, src, "eta = 0")
 
 
-def test_omkc_gets_the_empirical_rows():
-    learner = OMKC(KS, B=30, seed=0)
+def test_omkc_rows_against_a_replay():
+    """OMKC now has a bound (issue 19): the weighted-majority rows equal
+    theory.selection_baselines.omkc_mistake_bound at the kernels' own mistake counts,
+    counted here on a replay through the public API."""
+    from theory.selection_baselines import omkc_mistake_bound
+
+    learner = OMKC(KS, B=30, beta=0.7, seed=0)
     tr = clone(learner).run(X0, Y0)
+    twin = clone(learner)
+    F = []
+    for t in range(T):
+        twin.decision_function(X0[t:t + 1])
+        F.append(twin.kernel_scores())
+        twin.learn_one(X0[t], Y0[t])
+    Mi = np.sum(Y0[:, None] * np.array(F) <= 0, axis=0)
     rep = bounds_report(learner, X0, Y0)
-    assert all(r["source"] == NO_BOUND for r in rep.rows)
+    for form in ("exact", "relaxed"):
+        r = rep.row(f"Hoi, Jin, Zhao & Yang 2013, OMKC_(D,D): weighted majority "
+                    f"(theory.selection_baselines), {form} form")
+        assert r["measured"] == int(np.sum(Y0 * tr.scores <= 0)) >= tr.n_mistakes
+        assert r["bound"] == pytest.approx(omkc_mistake_bound(Mi, 0.7, form=form))
+        assert r["holds"] and r["kind"] == "deterministic"
     check_empirical(rep, tr)
-    assert "no theory for OMKC" in format_report(rep)
 
 
 def test_delta_is_validated():

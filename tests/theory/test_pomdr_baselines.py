@@ -1,4 +1,4 @@
-"""theory.seed000_baselines: seed 000's Table 1 rows for SkeGD and B(AO)2KS, its comparisons
+"""theory.pomdr_baselines: seed 000's Table 1 rows for SkeGD and B(AO)2KS, its comparisons
 with POMDR, and runs of okl.SkeGD / okl.BAO2KS held to them."""
 import math
 
@@ -8,7 +8,7 @@ from threadpoolctl import threadpool_limits
 
 import okl
 import theory
-from theory import seed000_baselines as sb
+from theory import pomdr_baselines as sb
 
 
 # -- the rows and the seed's comparisons --------------------------------------------------
@@ -180,3 +180,15 @@ def test_okl_bounds_reports_the_rows():
     work = rows["kernel work per round (evaluations x d / T)"]
     assert work["bound"] == pytest.approx(sb.bao2ks_complexity(2, A, 500)) and work["holds"]
     assert rep.all_hold
+
+
+def test_seed000_alias_is_deprecated():
+    """theory.seed000_baselines (the former name) is the same functions, with a warning."""
+    import importlib
+    import sys
+
+    sys.modules.pop("theory.seed000_baselines", None)
+    with pytest.warns(DeprecationWarning, match="theory.pomdr_baselines"):
+        old = importlib.import_module("theory.seed000_baselines")
+    assert old.skegd_regret_bound is sb.skegd_regret_bound
+    assert set(old.__all__) == set(sb.__all__)
