@@ -106,7 +106,10 @@ class LearnerEntry:
         """The bounds handler as a callable, or ``None``."""
         if self.bounds is None or callable(self.bounds):
             return self.bounds
-        module, _, attr = str(self.bounds).partition(":")
+        module, sep, attr = str(self.bounds).partition(":")
+        if not sep or not module or not attr:
+            raise ValueError(f"{self.name}'s bounds handler is 'module:function', got "
+                             f"{self.bounds!r}")
         return getattr(importlib.import_module(module), attr)
 
 

@@ -390,8 +390,11 @@ def test_pkawv_nystrom_theorems_9_and_6():
 # -- any learner, guards, formatting, CLI ------------------------------------------------------
 
 def test_learner_without_theory_gets_the_empirical_rows(monkeypatch):
-    # every okl learner has a handler now: a learner without one is simulated
-    monkeypatch.delitem(bmod.HANDLERS, "BOGD")
+    # every okl learner declares a handler now: a learner without one is simulated
+    import dataclasses
+
+    monkeypatch.setattr(okl.BOGD, "okl_entry",
+                        dataclasses.replace(okl.BOGD.okl_entry, bounds=None))
     learner = okl.BOGD(KERNEL, B=20, seed=3)
     tr = clone(learner).run(X0, Y0)
     rep = bounds_report(learner, X0, Y0)
@@ -438,15 +441,21 @@ def test_holds_false_and_formatting():
     assert "not applicable" in text and "A_T" in text
 
 
-def test_handlers_table():
-    """HANDLERS: each value a "okl.experiments.bounds.<paper>:<function>" string naming a
-    public handler with the one signature; a learner is handled by the first class of its
-    MRO named there (BOKS by OKS's handler, as before the split)."""
+def test_every_learner_declares_its_handler():
+    """Each learner's declaration (okl.registry) names its handler as an
+    "okl.experiments.bounds.<paper>:<function>" string: a public function of that paper's
+    handler module with the one signature; a learner is handled by the first class of its
+    MRO that declares one."""
+    import dataclasses
     import importlib
     import inspect
 
     papers = {"norma", "ahpatron", "pomdr", "awv", "selection"}
-    for name, spec in bmod.HANDLERS.items():
+    for name, entry in okl.learners.entries().items():
+        if not entry.cls.__module__.startswith("okl."):
+            continue
+        spec = entry.bounds
+        assert spec is not None, f"{name} declares no bounds handler"
         module, _, fn = spec.partition(":")
         assert module.rsplit(".", 1)[0] == "okl.experiments.bounds", spec
         assert module.rsplit(".", 1)[1] in papers, spec
@@ -455,12 +464,13 @@ def test_handlers_table():
         params = inspect.signature(handler).parameters
         assert list(params) == ["s", "learner", "tr", "radii", "rows", "curves", "delta"]
         assert params["delta"].kind is inspect.Parameter.KEYWORD_ONLY
-        assert hasattr(okl, name), name
+        assert bmod.handler_for(entry.build())[1] == name
     handler, name = bmod.handler_for(okl.BOKS([KERNEL, KERNEL], B=20))
-    assert name == "OKS" and handler is importlib.import_module(
+    assert name == "BOKS" and handler is importlib.import_module(
         "okl.experiments.bounds.selection").oks
+    broken = dataclasses.replace(okl.BOGD.okl_entry, bounds="okl.experiments.bounds.norma.norma")
     with pytest.raises(ValueError, match="module:function"):
-        bmod.resolve("okl.experiments.bounds.norma.norma")
+        broken.bounds_handler()
 
 
 def test_report_layer_imports_no_handler():

@@ -76,6 +76,7 @@ __all__ = [
     "exponential_weights_regret_bound",
     "importance_weighted_regret_bound",
     "omkc_mistake_bound",
+    "nu_trick_update_bounds",
 ]
 
 #: The algorithms of :func:`space_quanta`: single-kernel baselines, okl's LKMBooks and the
@@ -306,3 +307,69 @@ def omkc_mistake_bound(kernel_mistakes, beta, *, form="exact"):
     if form == "relaxed":
         return 2.0 * top / (1.0 - beta)
     raise ValueError(f"form must be 'exact' or 'relaxed', got {form!r}")
+
+
+def nu_trick_update_bounds(T, nu, eta, epsilon, Y, B, D=1.0):
+    r"""How many of ``T`` rounds update under the nu-trick of Kivinen, Smola & Williamson
+    (IEEE TSP 2004, Sec. III-C, update (22)): both sides of their remark that "only a
+    fraction :math:`\nu` of the observations will be considered for updates".
+
+    With :math:`\epsilon_1 = \epsilon \ge 0`, (22) moves the tube's width by
+    :math:`\epsilon_{t+1} - \epsilon_t = \eta(u_t - \nu)`, :math:`u_t = 1` on a round
+    with :math:`|f_t(x_t) - y_t| > \epsilon_t` (an update) and 0 otherwise, so the
+    updates number exactly
+
+    .. math:: U_T = \nu T + (\epsilon_{T+1} - \epsilon_1) / \eta.
+
+    A width below 0 forces an update (:math:`|\delta_t| \ge 0 > \epsilon_t`), so
+    :math:`\epsilon_t \ge -\nu\eta` for every :math:`t`; a width above
+    :math:`Y + B\eta D` forbids one when :math:`|y_t| \le Y`, every coefficient is at
+    most :math:`\eta` in absolute value (they only decay) and at most :math:`B` are held
+    with :math:`|k| \le D`, so :math:`\epsilon_t \le \max(\epsilon_1, Y + B\eta D) +
+    (1 - \nu)\eta`.  Hence
+
+    .. math::
+
+        T - U_T \le (1 - \nu)T + \nu + \epsilon_1/\eta, \qquad
+        U_T \le \nu T + \frac{\max(\epsilon_1, Y + B\eta D) - \epsilon_1}{\eta}
+                + 1 - \nu.
+
+    These are derived here from (22) (the paper states the fraction in words, with no
+    bound); they hold for NORMA with the nu-epsilon-insensitive loss and for its budgeted
+    variant with a replacement pointer (the selection paper's NORMA baseline, okl's
+    ``NORMAReplace``), whose stored coefficients are the same :math:`\pm\eta` decaying.
+
+    Parameters
+    ----------
+    T : int >= 0
+        Rounds.
+    nu : float in [0, 1]
+    eta : float > 0
+        The (constant) step.
+    epsilon : float >= 0
+        :math:`\epsilon_1`.
+    Y : float >= 0
+        :math:`\max_t |y_t|`.
+    B : int >= 1
+        The most coefficients held at once.
+    D : float > 0
+        :math:`\sup |k(x, v)|` (1 for the Gaussian and Laplacian kernels).
+
+    Returns
+    -------
+    (float, float)
+        The bound on the rounds without an update, and the bound on the updates.
+    """
+    T = v.integer(T, "T", 0)
+    nu = v.nonnegative(nu, "nu")
+    if nu > 1.0:
+        raise ValueError(f"nu must be in [0, 1], got {nu!r}")
+    eta = v.positive(eta, "eta")
+    epsilon = v.nonnegative(epsilon, "epsilon")
+    Y = v.nonnegative(Y, "Y")
+    B = v.integer(B, "B", 1)
+    D = v.positive(D, "D")
+    quiet = (1.0 - nu) * T + nu + epsilon / eta
+    updates = nu * T + (max(epsilon, Y + B * eta * D) - epsilon) / eta + 1.0 - nu
+    return float(quiet), float(updates)
+

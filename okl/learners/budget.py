@@ -320,7 +320,7 @@ class BOGD(_Budgeted, OnlineLearner, BOGDCore):
 @register_learner(
     paper="ahpatron", role="baseline", task="classification",
     examples=[dict(kernel=Gaussian(1.0), B=12, eta=0.5, lam=0.01, gamma=None, seed=5)],
-    bounds="okl.experiments.bounds.ahpatron:bogdpp", aliases=("BOGD++",))
+    bounds="okl.experiments.bounds.ahpatron:bogd", aliases=("BOGD++",))
 class BOGDPP(BOGD):
     __doc__ = (r"""BOGD++: bounded online gradient descent with non-uniform removal.
 """ + _BOGD_DOC_COMMON + r"""
@@ -358,7 +358,8 @@ class BOGDPP(BOGD):
 
 @register_learner(
     paper="selection", role="baseline", task="regression",
-    examples=[dict(kernel=Gaussian(1.0), B=12, eta=0.2, lam=0.1)])
+    examples=[dict(kernel=Gaussian(1.0), B=12, eta=0.2, lam=0.1)],
+    bounds="okl.experiments.bounds.selection:normareplace")
 class NORMAReplace(_Budgeted, OnlineLearner, NORMAReplaceCore):
     r"""NORMA with the nu-epsilon-insensitive loss on a budget of ``B`` support vectors
     with a cyclic replacement pointer: the single-kernel regression baseline of Li & Liao,

@@ -110,7 +110,7 @@ class Projectron(_ProjectronBase):
 @register_learner(
     paper="ahpatron", role="baseline", task="classification",
     examples=[dict(kernel=Gaussian(1.0), eta=0.3)],
-    bounds="okl.experiments.bounds.ahpatron:projectronpp", aliases=("Projectron++",))
+    bounds="okl.experiments.bounds.ahpatron:projectron", aliases=("Projectron++",))
 class ProjectronPP(_ProjectronBase):
     r"""Projectron++ of Orabona, Keshet & Caputo (ICML 2008; JMLR 10, 2009,
     "Projectron++"); a baseline of Table 2 of Liao et al., *Ahpatron* (AAAI 2024).

@@ -117,8 +117,10 @@ Layout: :mod:`okl.experiments.bounds.report` is the lower layer (the stream cont
 row and curve builders, :class:`BoundsReport`, formatting and plotting); one handler module
 per paper (``norma``, ``ahpatron``, ``pomdr``, ``awv``, ``selection``) holds one public
 function per learner, all with the signature
-``handler(s, learner, trace, radii, rows, curves, *, delta)``; :data:`HANDLERS` maps a class
-name to its handler as a ``"module:function"`` string, imported on first use.
+``handler(s, learner, trace, radii, rows, curves, *, delta)``; each learner names its
+handler in its declaration (:func:`okl.registry.register_learner`, ``bounds=
+"okl.experiments.bounds.<paper>:<function>"``, imported on first use), so a learner and
+its bounds are declared together; a learner of your own may declare a handler of its own.
 
 Cost: the comparators and the eigendecomposition are :math:`O(T^3)`, so with
 ``comparator="exact"`` a stream longer than ``max_rounds`` (default 3000) is refused; pass
@@ -130,7 +132,6 @@ then not applicable).
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import time
 from pathlib import Path
@@ -155,62 +156,19 @@ from okl.experiments.bounds.report import (
 __all__ = ["BoundsReport", "bounds_report", "format_report", "plot_report", "command",
            "seeds_report", "format_seeds", "rate_report", "format_rates", "is_deterministic",
            "coverage", "default_learner", "learner_names",
-           "handler_for", "HANDLERS", "MAX_ROUNDS", "DEFAULT_RADII", "DEFAULT_DELTA",
+           "handler_for", "MAX_ROUNDS", "DEFAULT_RADII", "DEFAULT_DELTA",
            "NO_BOUND"]
 
-_B = "okl.experiments.bounds"
 
 #: Learner class name -> its handler, ``"module:function"`` (imported on first use).  A
 #: learner is handled by the first class of its MRO named here (``BOKS`` by ``OKS``'s).
-HANDLERS = {
-    "Perceptron": f"{_B}.ahpatron:perceptron",
-    "AVP": f"{_B}.ahpatron:avp",
-    "Ahpatron": f"{_B}.ahpatron:ahpatron",
-    "Forgetron": f"{_B}.ahpatron:forgetron",
-    "RBP": f"{_B}.ahpatron:rbp",
-    "BOGD": f"{_B}.ahpatron:bogd",
-    "BOGDPP": f"{_B}.ahpatron:bogd",
-    "Projectron": f"{_B}.ahpatron:projectron",
-    "ProjectronPP": f"{_B}.ahpatron:projectron",
-    "NORMA": f"{_B}.norma:norma",
-    "KernelOGD": f"{_B}.norma:kernelogd",
-    "ALMA": f"{_B}.norma:alma",
-    "POMD": f"{_B}.pomdr:pomdr",
-    "POMDR": f"{_B}.pomdr:pomdr",
-    "SkeGD": f"{_B}.pomdr:skegd",
-    "BAO2KS": f"{_B}.pomdr:bao2ks",
-    "FOGD": f"{_B}.pomdr:fogd",
-    "NOGD": f"{_B}.pomdr:nogd",
-    "KernelAWV": f"{_B}.awv:awv",
-    "PKAWV": f"{_B}.awv:awv",
-    "SketchedKONS": f"{_B}.awv:kons",
-    "ProsNKONS": f"{_B}.awv:kons",
-    "LKMBooks": f"{_B}.selection:lkmbooks",
-    "PFMBooks": f"{_B}.selection:pfmbooks",
-    "BATBooks": f"{_B}.selection:batbooks",
-    "OKS": f"{_B}.selection:oks",
-    "BOMKR": f"{_B}.selection:bomkr",
-    "BOMKRV": f"{_B}.selection:bomkr",
-    "ISKA": f"{_B}.selection:iska",
-    "OMKC": f"{_B}.selection:omkc",
-}
-
-
-def resolve(spec: str):
-    """The function named by ``"package.module:function"``."""
-    module, sep, attr = spec.partition(":")
-    if not sep or not module or not attr:
-        raise ValueError(f"a handler is 'module:function', got {spec!r}")
-    return getattr(importlib.import_module(module), attr)
-
-
 def handler_for(learner):
-    """``(handler, class name)`` of the first class in ``type(learner).__mro__`` that
-    :data:`HANDLERS` names, or ``(None, None)``."""
+    """``(handler, name)`` of the learner's declaration (``okl.registry``): the first class
+    of ``type(learner).__mro__`` that declares a bounds handler, or ``(None, None)``."""
     for cls in type(learner).__mro__:
-        spec = HANDLERS.get(cls.__name__)
-        if spec is not None:
-            return resolve(spec), cls.__name__
+        entry = cls.__dict__.get("okl_entry")
+        if entry is not None and entry.bounds is not None:
+            return entry.bounds_handler(), entry.name
     return None, None
 
 
@@ -645,18 +603,10 @@ def default_learner(name, *, seed=0, **params):
 
 
 def learner_names():
-    """The learners okl ships that learn a stream (``okl.learners.__all__`` less the
-    experts, the budgets and the helpers)."""
-    import okl.learners as L
-    from okl.learners.base import OnlineLearner
+    """The learners okl ships (the learner registry)."""
+    from okl import learners
 
-    out = []
-    for n in L.__all__:
-        c = getattr(L, n)
-        if isinstance(c, type) and issubclass(c, OnlineLearner) and c is not OnlineLearner \
-                and n not in ("Hedge", "MSMW", "OSMD"):
-            out.append(n)
-    return out
+    return [n for n, e in learners.entries().items() if e.cls.__module__.startswith("okl.")]
 
 
 def coverage(rounds: int = 120, seed: int = 0) -> list:
@@ -671,6 +621,7 @@ def coverage(rounds: int = 120, seed: int = 0) -> list:
     """
     import warnings
 
+    from okl import learners
     from okl.datasets import xor_stream
 
     X, y = xor_stream(rounds, 4, seed=seed)
@@ -680,7 +631,7 @@ def coverage(rounds: int = 120, seed: int = 0) -> list:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rep = bounds_report(learner, X, y)
-        spec = HANDLERS.get(rep.name)
+        spec = learners.get(name).bounds
         rows = [r for r in rep.rows if r["source"] != NO_BOUND]
         if not rows:
             out.append({"learner": name, "handler": spec, "quantity": None, "source": NO_BOUND,

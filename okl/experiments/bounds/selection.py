@@ -54,7 +54,7 @@ from okl.experiments.bounds.report import (
     row,
 )
 
-__all__ = ["lkmbooks", "pfmbooks", "batbooks", "oks", "bomkr", "iska", "omkc"]
+__all__ = ["lkmbooks", "pfmbooks", "batbooks", "oks", "bomkr", "iska", "omkc", "normareplace"]
 
 HJZY13 = "Hoi, Jin, Zhao & Yang 2013"
 
@@ -548,4 +548,35 @@ def omkc(s, learner, tr, radii, rows, curves, *, delta):
                         note="pathwise, against kernel i's own regressor on the same rounds",
                         inputs={"eta": eta, "learner_loss": mine,
                                 "kernel_loss": float(losses[:, i].sum())}))
+
+
+def normareplace(s, learner, tr, radii, rows, curves, *, delta):
+    """NORMAReplace, the selection paper's single-kernel baseline: its budget, and both
+    sides of the nu-trick's count of updates (Kivinen, Smola & Williamson 2004, update
+    (22); theory.selection_baselines.nu_trick_update_bounds)."""
+    from theory.selection_baselines import nu_trick_update_bounds
+
+    T, B = int(tr.n_rounds), int(learner.B)
+    rows.append(row("max budget |S_t|", int(tr.budget.max()), B,
+                    f"{LLSEL}, Tables 4 and 6: NORMA's budget B (the authors' NORMA.R)",
+                    note="an update appends while fewer than B are stored, else overwrites "
+                         "the slot of the pointer"))
+    Y = float(np.max(np.abs(s.y))) if T else 0.0
+    D = float(getattr(learner.kernel, "sup_diag", float("inf")))
+    updates = int(tr.extras["n_updates"])
+    src = "Kivinen, Smola & Williamson 2004, Sec. III-C, the nu-trick (22)"
+    if not math.isfinite(D):
+        rows.append(na("rounds that updated", updates, src,
+                       f"the kernel {learner.kernel!r} is unbounded (sup k = inf)"))
+        return
+    quiet, most = nu_trick_update_bounds(T, learner.nu, learner.eta, learner.epsilon, Y, B, D)
+    ins = {"T": T, "nu": learner.nu, "eta": learner.eta, "epsilon": learner.epsilon,
+           "Y": Y, "B": B, "D": D}
+    rows.append(row("rounds without an update", T - updates, quiet,
+                    f"{src}: the width never drops below -nu eta", inputs=ins,
+                    note=f"an update on every round with |f - y| > epsilon_t; {updates} of "
+                         f"{T} rounds updated (nu = {learner.nu:g})"))
+    rows.append(row("rounds that updated", updates, most,
+                    f"{src}: the width never exceeds max(epsilon_1, Y + B eta D) + "
+                    f"(1 - nu) eta", inputs=ins))
 
