@@ -161,9 +161,14 @@ def test_the_prototype_through_every_command(tutorial, capsys):
     rows = list(csv.DictReader(open("sw.csv")))
     assert sorted((r["learner"], r["C"] or r["B"]) for r in rows) == [
         ("BOGD", "30"), (spec, "0.1"), (spec, "1")]
-    # okl bounds: the measured quantities (the learner declares no bound)
-    assert main(["bounds", "--learner", spec, "--rounds", "200", "--features", "3"]) == 0
-    assert "mistakes" in capsys.readouterr().out
+    # okl bounds: the bound the learner declares (Crammer et al.'s Theorem 4 for PA-I)
+    assert main(["bounds", "--learner", spec, "--rounds", "200", "--features", "3",
+                 "--json", "b.json"]) == 0
+    out = capsys.readouterr().out
+    assert "Crammer et al. 2006, Theorem 4 (PA-I)" in out and "every bound holds" in out
+    report = json.loads(Path("b.json").read_text())
+    thm = [r for r in report["rows"] if r["source"].startswith("Crammer")][0]
+    assert thm["holds"] and 0.05 < thm["ratio"] <= 1.0
     # okl reproduce: a starred row under the paper's protocol
     assert main(["reproduce", "pomdr-table2", "--quick", "--datasets", "magic04",
                  "--learners", "POMDR", spec, "-p", "C=0.1,1", "--permutations", "1",

@@ -46,6 +46,18 @@ OWN_MODULE = textwrap.dedent('''
 
         def support_size(self):
             return len(self.S)
+
+
+    def at_most_one_mistake_a_round(s, learner, trace, radii, rows, curves, *, delta):
+        from okl.experiments.bounds import row
+
+        rows.append(row("mistakes", trace.n_mistakes, trace.n_rounds,
+                        "a bound of my own: at most one mistake a round"))
+
+
+    @okl.registry.register_learner(register=False, bounds=at_most_one_mistake_a_round)
+    class Bounded(MyPerceptron):
+        """MyPerceptron with a bound of its own."""
 ''')
 
 
@@ -195,4 +207,11 @@ def test_okl_bounds_with_a_module_class(own_module, capsys):
     assert main(["bounds", "--learner", "mylearners:MyPerceptron", "--rounds", "200",
                  "--features", "3"]) == 0, capsys.readouterr().err
     out = capsys.readouterr().out
-    assert "mistakes" in out and "MyPerceptron" in out
+    assert "mistakes" in out and "MyPerceptron" in out and "no theory" in out
+    # a learner of your own that declares a bound gets it checked
+    assert main(["bounds", "--learner", "mylearners:Bounded", "--rounds", "200",
+                 "--features", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "a bound of my own: at most one mistake a round" in out
+    assert "1 bound(s) checked: every bound holds" in out
+    assert "Bounded" not in okl.learners.entries()      # register=False

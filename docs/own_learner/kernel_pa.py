@@ -19,8 +19,26 @@ kernel_pa:KernelPA -p C=0.1,1`` take it as it is (docs/own_learner.rst).
 import numpy as np
 
 import okl
+from okl.registry import register_learner
 
 
+def pa1_mistake_bound(s, learner, trace, radii, rows, curves, *, delta):
+    """Theorem 4 of Crammer et al. (2006) for PA-I: for every f with hinge losses
+    l*_t, mistakes <= max(R^2, 1/C) (||f||^2 + 2 C sum_t l*_t), R^2 = max_t k(x_t, x_t);
+    at the best f of each ball ||f|| <= U in hindsight, the smallest over the radii."""
+    from okl.experiments.bounds import na, row
+
+    source = "Crammer et al. 2006, Theorem 4 (PA-I)"
+    if learner.variant != "PA-I":
+        rows.append(na("mistakes", trace.n_mistakes, source, f"variant {learner.variant}"))
+        return
+    factor = max(s.kappa_max, 1.0 / learner.C)
+    bound = min(factor * (s.hinge(U).norm ** 2 + 2 * learner.C * s.hinge(U).loss)
+                for U in radii)
+    rows.append(row("mistakes", trace.n_mistakes, bound, source))
+
+
+@register_learner(register=False, bounds=pa1_mistake_bound)
 class KernelPA(okl.PythonLearner):
     """Kernel Passive-Aggressive (Crammer et al., JMLR 2006), PA, PA-I or PA-II."""
 

@@ -149,15 +149,17 @@ from okl.experiments.bounds.report import (
     check_radii,
     empirical,
     format_report,
+    curve,
     na,
     plot_report,
+    row,
 )
 
 __all__ = ["BoundsReport", "bounds_report", "format_report", "plot_report", "command",
            "seeds_report", "format_seeds", "rate_report", "format_rates", "is_deterministic",
            "coverage", "default_learner", "learner_names",
-           "handler_for", "MAX_ROUNDS", "DEFAULT_RADII", "DEFAULT_DELTA",
-           "NO_BOUND"]
+           "handler_for", "row", "na", "curve", "MAX_ROUNDS", "DEFAULT_RADII",
+           "DEFAULT_DELTA", "NO_BOUND"]
 
 
 #: Learner class name -> its handler, ``"module:function"`` (imported on first use).  A
