@@ -1,7 +1,7 @@
 """A tightness atlas of okl's bounds: measured / bound for every learner and each of its
 bounds, on generated streams and on the real magic04 and a9a (issue 19, item 5).
 
-    OKL_DATA=/work/data python benchmarks/bounds_atlas.py --out atlas
+    OKL_DATA=~/data python benchmarks/bounds_atlas.py --out atlas
     python benchmarks/bounds_atlas.py --quick --datasets     # generated streams only
 
 For every learner of ``okl.experiments.bounds.learner_names()`` (built by

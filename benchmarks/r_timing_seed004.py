@@ -4,7 +4,7 @@ random draws, timed in one script on one machine (needs ``Rscript``; not run in 
 
     python benchmarks/r_timing_seed004.py                   # T = 5000 rounds
     python benchmarks/r_timing_seed004.py --rounds 19020    # all of magic04
-    OKL_DATA=/work/data python benchmarks/r_timing_seed004.py   # magic04's rows
+    OKL_DATA=~/data python benchmarks/r_timing_seed004.py   # magic04's rows
 
 The R side is the authors' code (JunfLi-TJU/ACML2021-Journal-Track: ``BOKS-c.R``,
 ``BOKS-r.R``, ``BOMKR.R``, ``BOMKR-V.R``, ``ISKA``'s ``SKA_EMD.R``), adapted only as

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """okl's SkeGD and B(AO)2KS against their authors' R code on the same stream, in one script.
 
-    OKL_DATA=/work/data python benchmarks/r_vs_okl_seed000.py          # magic04, B = 400
+    OKL_DATA=~/data python benchmarks/r_vs_okl_seed000.py          # magic04, B = 400
     python benchmarks/r_vs_okl_seed000.py --rounds 3000                 # a shorter prefix
 
 Needs ``Rscript`` (r-base-core; MASS ships with it); without it the script says so and

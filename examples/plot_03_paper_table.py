@@ -23,9 +23,9 @@ deviations over the 10 orders):
 
 This figure was made on the project's shared 2-core machine (128 s wall) by::
 
-    OKL_DATA=/work/data okl reproduce pomdr-table2 --datasets magic04 a9a --jobs 2
+    OKL_DATA=~/data okl reproduce pomdr-table2 --datasets magic04 a9a --jobs 2
 
-(``/work/data`` held ``a9a``, ``a9a.t`` and ``magic04.data``; okl at commit
+(``~/data`` held ``a9a``, ``a9a.t`` and ``magic04.data``; okl at commit
 ``43b55d0``), which writes ``okl-results/pomdr_table2_agreement.png`` and the table
 below as ``okl-results/pomdr_table2.txt``:
 
