@@ -130,6 +130,35 @@ def _learner_pages() -> None:
         _write_if_changed(out / f"{name}.rst", text)
 
 
+def _plain(text) -> str:
+    """``text`` as reST text: the characters reST would read as markup escaped."""
+    import re
+
+    return re.sub(r"([\\|*`]|_(?=\W|$))", r"\\\1", str(text))
+
+
+def _bounds_coverage() -> None:
+    """docs/bounds_coverage.rst: which theorem of which paper each learner is checked
+    against, from the code (okl.experiments.bounds.coverage: each learner's report on a
+    small stream)."""
+    import warnings
+
+    from okl.experiments.bounds import coverage
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = coverage()
+    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 12 50 12 26", "",
+             "   * - learner", "     - bound (source)", "     - kind", "     - quantity"]
+    for r in rows:
+        if r["quantity"] is None:
+            continue
+        kind = r["kind"] + (f" (delta {r['delta']:g})" if r.get("delta") else "")
+        lines += [f"   * - ``{r['learner']}``", f"     - {_plain(r['source'])}",
+                  f"     - {kind}", f"     - {_plain(r['quantity'])}"]
+    _write_if_changed(HERE / "bounds_coverage.rst", "\n".join(lines) + "\n")
+
+
 def _reproduce_list() -> None:
     lines = []
     for name, fn in sorted(okl.experiments.available().items()):
@@ -139,4 +168,5 @@ def _reproduce_list() -> None:
 
 
 _learner_pages()
+_bounds_coverage()
 _reproduce_list()
