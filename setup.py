@@ -111,15 +111,16 @@ class _Progress:
     def __init__(self):
         self.tty = _open_terminal()
         self.lock = threading.Lock()
+        self.lead = "\n"   # first line: below pip's "Building wheel for okl ..." line
 
     def say(self, msg: str) -> None:
         with self.lock:
             print(msg, flush=True)
             if self.tty is not None:
                 try:
-                    # \r and clear-line: start clean after pip's spinner character
-                    self.tty.write("\r\033[K" + msg + "\n")
+                    self.tty.write(self.lead + msg + "\n")
                     self.tty.flush()
+                    self.lead = "\r\033[K"  # then: erase the spinner character pip left
                 except OSError:
                     self.tty = None
 
