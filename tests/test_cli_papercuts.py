@@ -279,7 +279,7 @@ def test_every_command_help_is_plain_and_states_defaults(command, capsys):
     if command in ("run", "bounds"):
         assert "width (default 1)" in out and "degree (default 2)" in out
     if command == "bounds":
-        assert "learner class (default Perceptron)" in out
+        assert "module:Class of your own (default Perceptron)" in out
     if command == "reproduce":
         assert "learners (default 0)" in out
 
@@ -321,13 +321,13 @@ def test_an_unreachable_dask_scheduler_is_one_line(command, tmp_path, monkeypatc
     """``okl sweep --dask tcp://host:port`` with no scheduler there ended in a
     distributed OSError traceback ('Timed out trying to connect ... after 30 s')."""
     from okl import experiments
-    from okl.experiments import sweep as sw
+    from okl.experiments import executor
 
     def unreachable(*args, **kwargs):
         raise OSError("Timed out trying to connect to tcp://127.0.0.1:1 after 30 s")
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sw, "_on_dask", unreachable)
+    monkeypatch.setattr(executor, "_on_dask", unreachable)
     monkeypatch.setattr(experiments, "run", unreachable)
     argv = (["sweep", "--learner", "NORMA", "--rounds", "30", "--no-progress"]
             if command == "sweep" else ["reproduce", "pomdr-table2", "--quick"])
