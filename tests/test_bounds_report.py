@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import ref_gram
+from conftest import ref_gram, xor_stream
 
 import okl
 from okl.experiments import bounds as bmod
@@ -749,3 +749,17 @@ def test_delta_is_validated():
     for bad in (0.0, 1.0, -0.1, math.nan):
         with pytest.raises(ValueError, match="delta"):
             bounds_report(LKMBooks(KS, B=40, seed=0), X0, Y0, delta=bad)
+
+
+def test_pfmbooks_budget_row_holds_where_theorem4_does_not_apply():
+    """PFMBooks' memory bound holds on every run (the hard guard refuses a sampled update
+    at B), also where Theorem 4's premise sum P_t <= B/2 fails and no other row applies."""
+    learner = okl.PFMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(2.0)], B=20, T=400,
+                           seed=0)
+    X, y = xor_stream(400, 3, seed=8)
+    rep = bounds_report(learner, X, y)
+    budget = [r for r in rep.rows if r["quantity"] == "max budget |S_t|"][0]
+    assert budget["holds"] and budget["bound"] == 20
+    assert budget["measured"] == int(rep.trace.budget.max()) <= 20
+    assert rep.trace.extras["guard_triggers"] > 0      # the guard did the work here
+    assert rep.all_hold

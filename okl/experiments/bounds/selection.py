@@ -175,6 +175,13 @@ def pfmbooks(s, learner, tr, radii, rows, curves, *, delta):
     T, B, C, u = int(e["T"]), int(e["B"]), float(e["C"]), float(e["upsilon"])
     P = np.asarray(e["sampling_probabilities"], dtype=float)
 
+    # the budget itself: a sampled update that would exceed B is refused (the hard guard
+    # of okl.PFMBooks), so the memory bound of Sec. 3.3 holds on every run, whatever
+    # Theorem 4's premise
+    rows.append(row("max budget |S_t|", int(tr.budget.max()), B,
+                    f"{LLSEL}, Sec. 3.3: the memory budget B (the hard guard)",
+                    note=f"{int(e['guard_triggers'])} sampled update(s) refused at B"))
+
     # Theorem 4: Bernstein with mean B/2, i.e. sum_t P_t <= B/2 (oblivious rule)
     q4, src4 = "sampled rounds #(rho_t = 1) (|S| without the guard)", f"{LLSEL}, Theorem 4"
     mean = float(P.sum())
