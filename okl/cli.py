@@ -422,25 +422,30 @@ def _journal_runs(path) -> int:
         return 0
 
 
-def _error_text(exc, args) -> str:
-    """The message of ``exc`` for a shell user: a dataset that is not cached points at
-    this command's ``--download`` (the library's message names the Python call)."""
-    import re
+#: The ``okl`` command's advice for labels that need a mapping (the loaders' ``labels=``
+#: is no option of the command).
+_LABELS_ADVICE = ("the command line reads numeric binary labels only (a benchmark such as "
+                  "magic04 maps its own: --data magic04)")
 
-    text = str(exc)
-    if type(exc).__name__ == "DatasetNotFoundError" and hasattr(args, "download"):
-        text, n = re.subn(r"okl\.datasets\.load\([^)]*download=True\)",
-                          f"`okl {args.command} ... --download`", text)
-        if not n:
-            text += " (rerun with --download to fetch it)"
-    if hasattr(args, "data"):        # the loader's labels={...} is no option of the command
-        text = re.sub(r"give labels=\{.*\}( to map them to -1/\+1)?",
-                      "the command line reads numeric binary labels only (a benchmark such as "
-                      "magic04 maps its own: --data magic04)", text)
-    if getattr(args, "command", None) == "bounds":   # the report's Python advice, as options
-        text = re.sub(r"pass a prefix \(X\[:(\d+)\], y\[:\d+\]\) or raise max_rounds",
-                      r"pass --prefix \1 or raise --max-rounds", text)
-    return text
+
+def _error_text(exc, args) -> str:
+    """The message of ``exc`` for a shell user, from the fields of the exceptions whose
+    message names a Python call: a dataset that is not cached points at this command's
+    ``--download``, labels that need a mapping at ``--data``, a stream too long for
+    ``okl bounds`` at ``--prefix`` and ``--max-rounds``."""
+    from okl.datasets.fetch import DatasetNotFoundError
+    from okl.datasets.files import LabelsError
+
+    if isinstance(exc, DatasetNotFoundError) and hasattr(args, "download"):
+        return exc.message(download=f"`okl {args.command} ... --download`")
+    if isinstance(exc, LabelsError) and hasattr(args, "data"):
+        return exc.message(advice=_LABELS_ADVICE)
+    if getattr(args, "command", None) == "bounds":
+        from okl.experiments.bounds import TooManyRoundsError
+
+        if isinstance(exc, TooManyRoundsError):
+            return exc.message(advice=f"pass --prefix {exc.max_rounds} or raise --max-rounds")
+    return str(exc)
 
 
 def _format_warning(message, category, filename, lineno, line=None):

@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from okl.datasets.files import (_canonical_csr, _check_mapping, _check_path, _check_skip,
-                                _csv_block, _csv_records, _libsvm_line_problem, _map_labels,
-                                open_data_file)
+from okl.datasets.files import (LabelsError, _canonical_csr, _check_mapping, _check_path,
+                                _check_skip, _csv_block, _csv_records, _libsvm_line_problem,
+                                _map_labels, open_data_file)
 
 __all__ = ["iter_chunks", "scan", "select_rows", "FileInfo", "DEFAULT_CHUNK_ROWS"]
 
@@ -144,18 +144,14 @@ def _auto_mapping(distinct, path):
     """The binary label rule of the whole-file readers, as an explicit mapping."""
     values = sorted(distinct)
     if any(isinstance(v, str) for v in values):
-        raise ValueError(f"{path}: the labels are not numbers ({values[:10]}); give "
-                         f"labels={{...: +1, ...: -1}} to map them to -1/+1")
+        raise LabelsError(path, values[:10], n_labels=len(values), numeric=False)
     if len(values) > 2:
-        raise ValueError(f"{path}: {len(values)} distinct labels {values[:10]}; a binary "
-                         f"file is needed, or give labels={{label: +1 or -1}} or "
-                         f"positive=label (one-vs-rest), or labels='keep'")
+        raise LabelsError(path, values[:10], n_labels=len(values))
     if set(values) <= {-1.0, 1.0}:
         return {v: v for v in values}
     if len(values) == 2:
         return {values[0]: -1.0, values[1]: 1.0}
-    raise ValueError(f"{path}: a single label {values} that is not -1 or +1; "
-                     f"give labels={{{values[0]:g}: +1 or -1}}")
+    raise LabelsError(path, values)
 
 
 # ----------------------------------------------------------------------------

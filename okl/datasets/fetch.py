@@ -38,6 +38,7 @@ server (or a ``file://`` URL).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import numbers
 import http.client
@@ -67,7 +68,45 @@ _CHUNK = 1 << 20
 
 
 class DatasetNotFoundError(FileNotFoundError):
-    """A dataset's file is not in the data directory and downloading was not asked for."""
+    """A dataset's file is not in the data directory and downloading was not asked for.
+
+    The message names the directory, the files looked for, ``$OKL_DATA`` and how to
+    download the file: the Python call ``okl.datasets.load(NAME, download=True)``, or
+    what ``message(download)`` is given instead (the ``okl`` command names its
+    ``--download``).
+
+    Attributes
+    ----------
+    name : str
+        The dataset (a key of ``DATASETS``).
+    directory : Path
+        The data directory searched.
+    filenames : tuple of str
+        The file names accepted (plain or compressed).
+    url : str
+        Where the file can be downloaded by hand.
+    page : str or None
+        The dataset's web page.
+    """
+
+    def __init__(self, name, directory, filenames, url, page=None):
+        self.name, self.directory, self.filenames = name, directory, tuple(filenames)
+        self.url, self.page = url, page
+        super().__init__(self.message())
+
+    def __reduce__(self):           # pickled by its fields (joblib and Dask workers)
+        return functools.partial(type(self), self.name, self.directory, self.filenames,
+                                 self.url, self.page), ()
+
+    def message(self, download: str | None = None) -> str:
+        """The message, with ``download`` (how to download the file) in place of the
+        Python call ``okl.datasets.load(NAME, download=True)``."""
+        download = download or f"okl.datasets.load({self.name!r}, download=True)"
+        return (f"dataset {self.name!r} is not in {self.directory} (looked for "
+                f"{' or '.join(self.filenames)}, plain or .gz/.bz2/.xz/.zip); set the "
+                f"environment variable {DATA_ENV} to a directory that has it, or download "
+                f"it with {download} or by hand from {self.url}"
+                + (f" ({self.page})" if self.page else ""))
 
 
 class DownloadError(ConnectionError):
@@ -313,12 +352,7 @@ def fetch_file(name, *, data_home=None, download: bool = True, force: bool = Fal
         return found
     urls = [_url(s, mirror) for s in spec.sources]
     if not download:
-        raise DatasetNotFoundError(
-            f"dataset {spec.name!r} is not in {directory} (looked for "
-            f"{' or '.join(spec.filenames)}, plain or .gz/.bz2/.xz/.zip); set the "
-            f"environment variable {DATA_ENV} to a directory that has it, or download it "
-            f"with okl.datasets.load({spec.name!r}, download=True) or by hand from "
-            f"{urls[0]}" + (f" ({spec.page})" if spec.page else ""))
+        raise DatasetNotFoundError(spec.name, directory, spec.filenames, urls[0], spec.page)
     if progress is None:
         progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
     errors = []
