@@ -39,6 +39,7 @@ import warnings
 import numpy as np
 
 from okl._dictrow import dict_row
+from okl._wrapper import checked_learner, fresh
 
 try:
     from river import base
@@ -79,22 +80,13 @@ class _OKLEstimator:
     # -- the learner -----------------------------------------------------------------
 
     def _spec(self):
-        from okl.learners.base import OnlineLearner
-
-        learner = self.learner
-        if learner is None:
-            learner = _default_classifier() if self._is_classifier else _default_regressor()
-        if not isinstance(learner, OnlineLearner):
-            raise ValueError(f"learner must be an okl online learner, got {learner!r}")
-        if bool(learner.is_classifier) != self._is_classifier:
-            task = "a classifier" if learner.is_classifier else "a regressor"
-            want = "Classifier" if learner.is_classifier else "Regressor"
-            raise ValueError(f"{learner!r} is {task}: wrap it in okl.river.{want}")
-        return learner
+        return checked_learner(
+            self.learner, classifier=self._is_classifier,
+            default=_default_classifier if self._is_classifier else _default_regressor,
+            wrappers=("okl.river.Classifier", "okl.river.Regressor"))
 
     def _fresh(self):
-        spec = self._spec()
-        return type(spec)(**spec.get_params())
+        return fresh(self._spec())
 
     @property
     def features_(self) -> tuple:

@@ -23,6 +23,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from okl._wrapper import checked_learner, fresh
+
 __all__ = ["OnlineClassifier", "OnlineRegressor", "estimator"]
 
 
@@ -47,22 +49,13 @@ class _OnlineEstimator(BaseEstimator):
         self.learner = learner
 
     def _spec(self):
-        from okl.learners.base import OnlineLearner
-
-        learner = self.learner
-        if learner is None:
-            learner = _default_classifier() if self._is_classifier else _default_regressor()
-        if not isinstance(learner, OnlineLearner):
-            raise ValueError(f"learner must be an okl online learner, got {learner!r}")
-        if bool(learner.is_classifier) != self._is_classifier:
-            task = "a classifier" if learner.is_classifier else "a regressor"
-            want = "OnlineClassifier" if learner.is_classifier else "OnlineRegressor"
-            raise ValueError(f"{learner!r} is {task}: wrap it in {want}")
-        return learner
+        return checked_learner(
+            self.learner, classifier=self._is_classifier,
+            default=_default_classifier if self._is_classifier else _default_regressor,
+            wrappers=("OnlineClassifier", "OnlineRegressor"))
 
     def _fresh(self):
-        spec = self._spec()
-        return type(spec)(**spec.get_params())
+        return fresh(self._spec())
 
     def _validate(self, X, y="no_validation", reset=True):
         if isinstance(y, str) and y == "no_validation":
