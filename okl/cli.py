@@ -20,6 +20,7 @@ from pathlib import Path
 # argument parsing lives below both this module and okl.experiments (no import circle)
 from okl.experiments.args import KERNELS, SYNTHETIC
 from okl.experiments.args import add_data_arguments as _add_data_arguments
+from okl.experiments.args import add_learner_arguments as _add_learner_arguments
 from okl.experiments.args import assignments as _assignments
 from okl.experiments.args import dataset_names as _dataset_names
 from okl.experiments.args import jobs as _jobs
@@ -49,12 +50,7 @@ def _parser():
                           "file.py:Class (default Perceptron)")
     run.add_argument("--list", action="store_true",
                      help="list the learners (name, paper, task) and exit")
-    run.add_argument("--kernel", choices=KERNELS, default="gaussian",
-                     help="the learner's kernel (default gaussian)")
-    run.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width (default 1)")
-    run.add_argument("--degree", type=int, default=2, help="polynomial degree (default 2)")
-    run.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
-                     help="a learner parameter, e.g. -p lam=0.01 -p tau=500 (repeatable)")
+    _add_learner_arguments(run)
     _add_data_arguments(run)
     run.add_argument("--json", help="write the run summary to this JSON file")
     run.add_argument("--trace", help="save the whole trace (per-round arrays) to this .npz "
@@ -100,12 +96,7 @@ def _parser():
                          help="measured quantities of one run beside the theory's bounds")
     bnd.add_argument("--learner", default="Perceptron",
                      help="an okl learner or module:Class of your own (default Perceptron)")
-    bnd.add_argument("--kernel", choices=KERNELS, default="gaussian",
-                     help="the learner's kernel (default gaussian)")
-    bnd.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width (default 1)")
-    bnd.add_argument("--degree", type=int, default=2, help="polynomial degree (default 2)")
-    bnd.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
-                     help="a learner parameter (repeatable)")
+    _add_learner_arguments(bnd)
     _add_data_arguments(bnd)
     bnd.set_defaults(rounds=1000)        # comparators in hindsight cost O(T^3)
     bnd.add_argument("--U", help="comma-separated comparator radii (default 1,2,4,8)")

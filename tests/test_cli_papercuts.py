@@ -317,7 +317,7 @@ def test_every_command_help_is_plain_and_states_defaults(command, capsys):
     if command in ("run", "bounds"):
         assert "width (default 1)" in out and "degree (default 2)" in out
     if command == "bounds":
-        assert "learner class (default Perceptron)" in out
+        assert "module:Class of your own (default Perceptron)" in out
     if command == "reproduce":
         assert "learners (default 0)" in out
 
