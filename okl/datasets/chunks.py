@@ -210,28 +210,17 @@ def scan(path, *, format=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, zero_based=
                         tuple(sorted(labels)))
     n_features = None
     skip = _check_skip(skip_columns)
-    rows, lines = [], []
-    for fields, line, n_fields in _csv_records(path, member=member, encoding=encoding,
-                                               delimiter=delimiter, header=header,
-                                               label_column=label_column, skip=skip):
-        rows.append(fields)
-        lines.append(line)
-        if len(rows) >= chunk_rows:
-            _, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
-                                n_fields=n_fields, need_mapping=need_mapping, keep=False,
-                                skip=skip)
-            _check_finite_labels(raw, path, lines)
-            labels.update(raw.tolist())
-            n += len(rows)
-            rows, lines = [], []
-        n_features = n_fields - 1 - len(set(skip))
-    if rows:
+    for rows, lines, n_fields in _csv_blocks(path, chunk_rows, member=member,
+                                             encoding=encoding, delimiter=delimiter,
+                                             header=header, label_column=label_column,
+                                             skip=skip):
         _, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
                             n_fields=n_fields, need_mapping=need_mapping, keep=False,
                             skip=skip)
         _check_finite_labels(raw, path, lines)
         labels.update(raw.tolist())
         n += len(rows)
+        n_features = n_fields - 1 - len(set(skip))
     if n == 0:
         raise ValueError(f"{path}: the CSV file holds no examples")
     kinds = {isinstance(v, str) for v in labels}
@@ -340,9 +329,24 @@ def _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
                         delimiter=delimiter, member=member, encoding=encoding,
                         skip_columns=skip, need_mapping=True)
         labels = _auto_mapping(info.labels, path)
-    rows, lines = [], []
     n = 0
-    n_fields = None
+    for rows, lines, n_fields in _csv_blocks(path, chunk_rows, member=member,
+                                             encoding=encoding, delimiter=delimiter,
+                                             header=header, label_column=label_column,
+                                             skip=skip, n_features=n_features):
+        n += len(rows)
+        yield _csv_chunk(rows, lines, path, label_column % n_fields, n_fields, labels,
+                         positive, skip)
+    if n == 0:
+        raise ValueError(f"{path}: the CSV file holds no examples")
+
+
+def _csv_blocks(path, chunk_rows, *, member, encoding, delimiter, header, label_column,
+                skip, n_features=None):
+    """``(rows, lines, n_fields)``: the CSV records of ``path`` (``_csv_records``) in
+    blocks of ``chunk_rows`` (the last may be shorter).  With ``n_features``, a record of
+    another width is a ``ValueError`` naming its line."""
+    rows, lines = [], []
     for fields, line, n_fields in _csv_records(path, member=member, encoding=encoding,
                                                delimiter=delimiter, header=header,
                                                label_column=label_column, skip=skip):
@@ -353,16 +357,10 @@ def _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
         rows.append(fields)
         lines.append(line)
         if len(rows) >= chunk_rows:
-            n += len(rows)
-            yield _csv_chunk(rows, lines, path, label_column % n_fields, n_fields,
-                             labels, positive, skip)
+            yield rows, lines, n_fields
             rows, lines = [], []
     if rows:
-        n += len(rows)
-        yield _csv_chunk(rows, lines, path, label_column % n_fields, n_fields, labels,
-                         positive, skip)
-    if n == 0:
-        raise ValueError(f"{path}: the CSV file holds no examples")
+        yield rows, lines, n_fields
 
 
 def _csv_chunk(rows, lines, path, label_column, n_fields, labels, positive, skip):
