@@ -33,7 +33,6 @@ a paper (name, size, dimension, task, steps) without reading any file.
 from __future__ import annotations
 
 import functools
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +40,7 @@ import scipy.sparse as sp
 
 from okl.datasets import fetch
 from okl.datasets.fetch import draw_indices  # the row draw of ``load``, used here too
+from okl.datasets.files import _check_n_rows
 from okl.datasets.registry import DATASETS, PAPER_DATASETS, PAPERS, SCALINGS, PaperDataset
 from okl.datasets.synthetic import adversarial_rescaling
 
@@ -142,14 +142,6 @@ def paper_datasets(paper: str) -> dict:
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}; papers: {list(PAPERS)}")
     return {k[1]: v for k, v in PAPER_DATASETS.items() if k[0] == paper}
-
-
-def _check_n_rows(n_rows):
-    if n_rows is None:
-        return None
-    if isinstance(n_rows, bool) or not isinstance(n_rows, numbers.Integral) or n_rows < 1:
-        raise ValueError(f"n_rows must be None or a positive integer, got {n_rows!r}")
-    return int(n_rows)
 
 
 def _n(value) -> str:
