@@ -81,7 +81,12 @@ def _selection_regret_rows(s, learner, measured_loss, bound_fn, radii_for, q, sr
                            rows, note):
     """Per kernel: the best hinge comparator of each radius in ``radii_for(i)`` against the
     explicit bound ``bound_fn(i, radius, comparator)``; the radius with the smallest bound
-    on the learner's loss (comparator loss + bound) is reported."""
+    on the learner's loss (comparator loss + bound) is reported.  With ``reasons`` (why the
+    bound does not apply to the run), or a loss other than the hinge (no comparator for
+    it), the rows say why instead."""
+    if learner.loss != "hinge":
+        reasons = ["theory has no absolute-loss comparator (best_hinge_in_ball is for the "
+                   "hinge loss)", *reasons]
     kernels = list(getattr(learner, "kernels_", None) or learner.kernels)
     streams = None if reasons else _kernel_streams(s, kernels)
     for i, k in enumerate(kernels):
@@ -149,9 +154,6 @@ def lkmbooks(s, learner, tr, radii, rows, curves, *, delta):
     q3 = "regret vs best hinge f"
     src3 = f"{LLSEL}, Theorem 3 (explicit form)"
     reasons = []
-    if learner.loss != "hinge":
-        reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
-                       "hinge loss)")
     if learner.l_m is None:
         reasons.append("l_m=None: the doubling trick restarts Hedge; the bound is for a fixed "
                        "l_m")
@@ -202,9 +204,6 @@ def pfmbooks(s, learner, tr, radii, rows, curves, *, delta):
     q6 = "expected regret sum <p_t, c_t> vs best hinge f in a ball"
     src6 = f"{LLSEL}, Theorem 6 (explicit form)"
     reasons = []
-    if learner.loss != "hinge":
-        reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
-                       "hinge loss)")
     if getattr(learner, "variant", "okl") == "r":
         reasons.append("variant = 'r' (the authors' PFMBooks-*.R): p_t is renormalized only "
                        "to within [0.99, 1 + 1e-5] from the scripts' prior, and the steps "
@@ -285,9 +284,6 @@ def batbooks(s, learner, tr, radii, rows, curves, *, delta):
     D = np.array([float(k.sup_diag) for k in learner.kernels_])
     etas = np.asarray(e["eta"], dtype=float)
     reasons = []
-    if learner.loss != "hinge":
-        reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
-                       "hinge loss)")
     if getattr(learner, "variant", "okl") == "r":
         reasons.append("variant = 'r' (the authors' BATBooks*.R): p_t restarts from uniform "
                        "whenever min_i C~_{t,i} passes m = 4, 16, ..., and the steps divide "
