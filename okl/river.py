@@ -39,7 +39,7 @@ import warnings
 import numpy as np
 
 from okl._dictrow import dict_row
-from okl._wrapper import checked_learner, fresh
+from okl._wrapper import HeldLearner
 
 try:
     from river import base
@@ -68,25 +68,18 @@ def _column_key(name):
         else (type(name).__name__, repr(name))
 
 
-class _OKLEstimator:
+class _OKLEstimator(HeldLearner):
     """Shared by Classifier and Regressor: the learner spec, the column map, ``learn_one``."""
 
     _is_classifier: bool
+    _defaults = (_default_classifier, _default_regressor)
+    _wrappers = ("okl.river.Classifier", "okl.river.Regressor")
 
     def __init__(self, learner=None, features=None):
         self.learner = learner
         self.features = features
 
     # -- the learner -----------------------------------------------------------------
-
-    def _spec(self):
-        return checked_learner(
-            self.learner, classifier=self._is_classifier,
-            default=_default_classifier if self._is_classifier else _default_regressor,
-            wrappers=("okl.river.Classifier", "okl.river.Regressor"))
-
-    def _fresh(self):
-        return fresh(self._spec())
 
     @property
     def features_(self) -> tuple:

@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from okl._wrapper import checked_learner, fresh
+from okl._wrapper import HeldLearner
 
 __all__ = ["OnlineClassifier", "OnlineRegressor", "estimator"]
 
@@ -40,22 +40,15 @@ def _default_regressor():
     return KernelOGD(loss="squared")
 
 
-class _OnlineEstimator(BaseEstimator):
+class _OnlineEstimator(HeldLearner, BaseEstimator):
     """Shared fit/partial_fit/decision logic; subclasses map labels."""
 
     _is_classifier: bool
+    _defaults = (_default_classifier, _default_regressor)
+    _wrappers = ("OnlineClassifier", "OnlineRegressor")
 
     def __init__(self, learner=None):
         self.learner = learner
-
-    def _spec(self):
-        return checked_learner(
-            self.learner, classifier=self._is_classifier,
-            default=_default_classifier if self._is_classifier else _default_regressor,
-            wrappers=("OnlineClassifier", "OnlineRegressor"))
-
-    def _fresh(self):
-        return fresh(self._spec())
 
     def _validate(self, X, y="no_validation", reset=True):
         if isinstance(y, str) and y == "no_validation":
