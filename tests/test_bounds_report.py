@@ -413,10 +413,19 @@ def test_learner_without_theory_gets_the_empirical_rows(monkeypatch):
 
 
 def test_guards():
+    import pickle
+
     learner = okl.Perceptron(KERNEL)
-    with pytest.raises(ValueError, match=r"T = 50 .*max_rounds = 40.*prefix"):
+    with pytest.raises(ValueError, match=r"T = 50 .*max_rounds = 40.*prefix") as info:
         bounds_report(learner, X0[:50], Y0[:50], max_rounds=40)
     assert learner.n_rounds == 0                     # refused before running
+    exc = info.value                                 # the fields the okl command words from
+    assert isinstance(exc, bmod.TooManyRoundsError) and (exc.T, exc.max_rounds) == (50, 40)
+    text = ("the stream has T = 50 rounds, more than max_rounds = 40: the comparators and "
+            "the Gram spectrum cost O(T^3); {}")
+    assert str(exc) == text.format("pass a prefix (X[:40], y[:40]) or raise max_rounds")
+    assert exc.message(advice="ADVICE") == text.format("ADVICE")
+    assert str(pickle.loads(pickle.dumps(exc))) == str(exc)
     big = np.zeros((bmod.MAX_ROUNDS + 1, 2))
     with pytest.raises(ValueError, match="raise max_rounds"):
         bounds_report(learner, big, np.ones(bmod.MAX_ROUNDS + 1))
