@@ -295,9 +295,9 @@ class Regressor(_OKLEstimator, base.Regressor):
     Parameters
     ----------
     learner : okl online regressor, default ``okl.FOGD(loss="squared", seed=0)``
-        The specification; the first ``learn_one`` trains a fresh copy, ``learner_``.
+        As in :class:`Classifier`.
     features : tuple of feature names, optional
-        The columns, in order; default: the sorted keys of the first example learned.
+        As in :class:`Classifier`.
 
     Notes
     -----

@@ -563,8 +563,8 @@ def iter_chunks(source, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
 
     Yields
     ------
-    X : CSR matrix (LIBSVM) or ndarray (CSV), float64, ``n_features`` columns
-    y : ndarray, float64
+    X, y
+        As ``okl.datasets.chunks.iter_chunks``.
 
     Raises
     ------

@@ -388,6 +388,14 @@ def _example_lines(fh):
 _MAX_INDEX = 2 ** 31 - 2     # scikit-learn's parser stores indices as C int (zero-based)
 
 
+def _parsed(cast, token: bytes):
+    """``(cast(token), None)``, or ``(None, the token as text)`` when ``cast`` refuses it."""
+    try:
+        return cast(token), None
+    except ValueError:
+        return None, token.decode(errors="replace")
+
+
 def _libsvm_line_problem(line: bytes, zero_based) -> str | None:
     """Why ``line`` (an example line) is not valid LIBSVM / SVMlight, or None.
 
@@ -397,10 +405,9 @@ def _libsvm_line_problem(line: bytes, zero_based) -> str | None:
     finite real numbers.
     """
     tokens = line.split(b"#", 1)[0].split()
-    try:
-        label = float(tokens[0])
-    except ValueError:
-        return f"label {tokens[0].decode(errors='replace')!r} is not a number"
+    label, bad = _parsed(float, tokens[0])
+    if bad is not None:
+        return f"label {bad!r} is not a number"
     if not math.isfinite(label):
         return f"label {tokens[0].decode(errors='replace')!r} is not finite"
     pairs = tokens[1:]
@@ -413,20 +420,16 @@ def _libsvm_line_problem(line: bytes, zero_based) -> str | None:
         parts = token.split(b":")
         if len(parts) != 2:
             return f"{text!r} is not index:value"
-        try:
-            index = int(parts[0])
-        except ValueError:
-            index_text = parts[0].decode(errors="replace")
-            return f"feature index {index_text!r} in {text!r} is not an integer"
+        index, bad = _parsed(int, parts[0])
+        if bad is not None:
+            return f"feature index {bad!r} in {text!r} is not an integer"
         if index < low:
             return f"feature index {index} in {text!r} is below {low}"
         if index > _MAX_INDEX:
             return f"feature index {index} in {text!r} is too large (above {_MAX_INDEX})"
-        try:
-            value = float(parts[1])
-        except ValueError:
-            value_text = parts[1].decode(errors="replace")
-            return f"feature value {value_text!r} in {text!r} is not a number"
+        value, bad = _parsed(float, parts[1])
+        if bad is not None:
+            return f"feature value {bad!r} in {text!r} is not a number"
         if not math.isfinite(value):
             return f"feature value in {text!r} is not finite"
         if index <= last:

@@ -165,6 +165,15 @@ def _libsvm(name, files, n_features, n_rows, note="", labels=None):
 
 _PM1 = {-1: -1, 1: 1}
 
+
+def _pomdr_ahpatron(name, parts, n, d, scaled, *, pomdr, ahpatron):
+    """The declarations of POMDR's and Ahpatron's papers (the same authors' R reads the same
+    LIBSVM files as they are): ``pomdr`` / ``ahpatron`` say where each paper's rows come
+    from, ``scaled`` what LIBSVM's file already is."""
+    scale = f"LIBSVM's {name} {scaled}, read as it is by the authors' R"
+    return tuple(PaperDataset(name, paper, parts, n=n, d=d, why={"parts": why, "scale": scale})
+                 for paper, why in (("pomdr", pomdr), ("ahpatron", ahpatron)))
+
 DATASETS: dict = {}
 PAPER_DATASETS: dict = {}
 
@@ -197,18 +206,13 @@ _entry(
 _entry(
     _libsvm("a9a.t", ["a9a.t"], 123, 16_281, "UCI Adult, test part; features 0/1",
             labels=_PM1),
-    PaperDataset(
-        "a9a", "pomdr", ("a9a", "a9a.t"), n=48_842, d=123,
-        why={"parts": "paper App. Table 4: 48,842 rows; authors' R reads 'a9a_all' "
-                      "(" + R_POMDR + "); their a9a_all.train (JunfLi-TJU/KARegret-OKS, "
-                      "datasets.rar) is LIBSVM a9a followed by a9a.t, row for row "
-                      "(verified)",
-             "scale": "LIBSVM's a9a is already 0/1, read as it is by the authors' R"}),
-    PaperDataset(
-        "a9a", "ahpatron", ("a9a", "a9a.t"), n=48_842, d=123,
-        why={"parts": "paper Table 1: 48,842 rows; authors' R reads 'a9a_all' "
-                      "(" + R_AHPATRON + ")",
-             "scale": "LIBSVM's a9a is already 0/1, read as it is by the authors' R"}),
+    *_pomdr_ahpatron(
+        "a9a", ("a9a", "a9a.t"), 48_842, 123, "is already 0/1",
+        pomdr="paper App. Table 4: 48,842 rows; authors' R reads 'a9a_all' (" + R_POMDR
+              + "); their a9a_all.train (JunfLi-TJU/KARegret-OKS, datasets.rar) is LIBSVM "
+              "a9a followed by a9a.t, row for row (verified)",
+        ahpatron="paper Table 1: 48,842 rows; authors' R reads 'a9a_all' (" + R_AHPATRON
+                 + ")"),
     PaperDataset(
         "Adv-a9a", "selection", ("a9a.t",), n=16_281, d=123, adversarial=2.0 ** -3,
         why={"parts": "authors' R reads classification/a9a.train (" + R_SELECTION + "), "
@@ -223,14 +227,10 @@ _entry(
 # -- w8a: LIBSVM (300 binary features, already 0/1) ---------------------------------------
 _entry(
     _libsvm("w8a", ["w8a"], 300, 49_749, "features 0/1", labels=_PM1),
-    PaperDataset(
-        "w8a", "pomdr", ("w8a",), n=49_749, d=300,
-        why={"parts": "paper Sec. 6: 49,749 rows; authors' R reads 'w8a' (" + R_POMDR + ")",
-             "scale": "LIBSVM's w8a is already 0/1, read as it is by the authors' R"}),
-    PaperDataset(
-        "w8a", "ahpatron", ("w8a",), n=49_749, d=300,
-        why={"parts": "paper Table 1: 49,749 rows (" + R_AHPATRON + ": 'w8a')",
-             "scale": "LIBSVM's w8a is already 0/1, read as it is by the authors' R"}),
+    *_pomdr_ahpatron(
+        "w8a", ("w8a",), 49_749, 300, "is already 0/1",
+        pomdr="paper Sec. 6: 49,749 rows; authors' R reads 'w8a' (" + R_POMDR + ")",
+        ahpatron="paper Table 1: 49,749 rows (" + R_AHPATRON + ": 'w8a')"),
 )
 _entry(_libsvm("w8a.t", ["w8a.t"], 300, 14_951, "features 0/1", labels=_PM1))
 
@@ -242,18 +242,13 @@ _entry(
     _libsvm("ijcnn1.t", ["ijcnn1.t.bz2"], 22, 91_701,
             "IJCNN 2001 challenge, test part; scaled with the training part's ranges "
             "(features in [-1.32, 1.31])", labels=_PM1),
-    PaperDataset(
-        "ijcnn1", "pomdr", ("ijcnn1", "ijcnn1.t"), n=141_691, d=22,
-        why={"parts": "paper App. Table 4: 141,691 rows = LIBSVM ijcnn1 (49,990) + "
-                      "ijcnn1.t (91,701); authors' R reads 'ijcnn1_all' (" + R_POMDR + ")",
-             "scale": "LIBSVM's ijcnn1 is already scaled (training ranges to [-1, 1]), "
-                      "read as it is by the authors' R"}),
-    PaperDataset(
-        "ijcnn1", "ahpatron", ("ijcnn1", "ijcnn1.t"), n=141_691, d=22,
-        why={"parts": "paper Table 1: 141,691 rows; authors' R reads 'ijcnn1_all' "
-                      "(" + R_AHPATRON + ")",
-             "scale": "LIBSVM's ijcnn1 is already scaled (training ranges to [-1, 1]), "
-                      "read as it is by the authors' R"}),
+    *_pomdr_ahpatron(
+        "ijcnn1", ("ijcnn1", "ijcnn1.t"), 141_691, 22,
+        "is already scaled (training ranges to [-1, 1])",
+        pomdr="paper App. Table 4: 141,691 rows = LIBSVM ijcnn1 (49,990) + ijcnn1.t "
+              "(91,701); authors' R reads 'ijcnn1_all' (" + R_POMDR + ")",
+        ahpatron="paper Table 1: 141,691 rows; authors' R reads 'ijcnn1_all' (" + R_AHPATRON
+                 + ")"),
     PaperDataset(
         "ijcnn1", "awv", ("ijcnn1", "ijcnn1.t"), n=141_691, d=22, scale="minmax11",
         why={"parts": "paper App. G, Fig. 4: n = 1.5 x 10^5, d = 22: LIBSVM ijcnn1 + "
@@ -566,6 +561,16 @@ def _torgo(name, archive, member, n_rows, n_features, note):
                          sources=(Source(_TORGO + archive, member=member),))
 
 
+def _torgo_parts(name, folder, n_data, n_test, n_features, target, *declarations):
+    """Register the data and the test part of a Torgo archive ``name.tgz`` (``name`` and
+    ``name.test``, members ``folder/name.data`` and ``folder/name.test``) and the papers'
+    declarations over them."""
+    for part, n_rows, decls in (("data", n_data, ()), ("test", n_test, declarations)):
+        _entry(_torgo(name if part == "data" else f"{name}.test", f"{name}.tgz",
+                      f"{folder}/{name}.{part}", n_rows, n_features,
+                      f"{name}: {n_features} features, target {target}; {part} part"), *decls)
+
+
 _MINMAX_004 = ("the authors' regression/elevators.train and housing.train have every "
                "feature min-max scaled to [-1, 1] and the target to [0, 1] "
                "(" + R_SELECTION + "); the paper is silent")
@@ -590,11 +595,8 @@ _entry(
 )
 
 # -- elevators (F16 aircraft, Delve/Torgo; 16,599 = 8,752 + 7,847) -------------------------
-_entry(_torgo("elevators", "elevators.tgz", "Elevators/elevators.data", 8_752, 18,
-              "elevators: 18 features, target Goal; data part"))
-_entry(
-    _torgo("elevators.test", "elevators.tgz", "Elevators/elevators.test", 7_847, 18,
-           "elevators: 18 features, target Goal; test part"),
+_torgo_parts(
+    "elevators", "Elevators", 8_752, 7_847, 18, "Goal",
     PaperDataset(
         "elevators", "selection", ("elevators", "elevators.test"), task="regression",
         n=16_599, d=18, scale="minmax11", target_scale="minmax01",
@@ -611,11 +613,8 @@ _AILERONS_SCALE = ("the authors' ailerons.train is not in their repository; scal
                    "elevators.train from the same collection (min-max: features [-1, 1], "
                    "target [0, 1]; raw ailerons features span hundreds while the target is "
                    "of order 1e-3): an assumption by analogy")
-_entry(_torgo("ailerons", "ailerons.tgz", "Ailerons/ailerons.data", 7_154, 40,
-              "ailerons: 40 features, target goal; data part"))
-_entry(
-    _torgo("ailerons.test", "ailerons.tgz", "Ailerons/ailerons.test", 6_596, 40,
-           "ailerons: 40 features, target goal; test part"),
+_torgo_parts(
+    "ailerons", "Ailerons", 7_154, 6_596, 40, "goal",
     PaperDataset(
         "ailerons", "selection", ("ailerons", "ailerons.test"), task="regression",
         n=13_750, d=40, scale="minmax11", target_scale="minmax01",

@@ -703,14 +703,18 @@ def _legend(rep: Reproduction, options: Options) -> str:
 # ----------------------------------------------------------------------------
 
 def _json_safe(obj):
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return "inf" if obj > 0 else ("-inf" if obj < 0 else "nan")
+    """``obj`` ready for JSON: dict keys as strings, tuples and arrays as lists, numpy
+    scalars as Python ones, non-finite floats as the strings "inf", "-inf", "nan"."""
     if isinstance(obj, dict):
         return {str(k): _json_safe(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _json_safe(obj.tolist())
     if isinstance(obj, np.generic):
-        return _json_safe(obj.item())
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
     return obj
 
 

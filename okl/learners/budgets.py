@@ -80,31 +80,32 @@ __all__ = [
 _MAX_B = 2 ** 31 - 1
 
 
-def _check_quanta(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a positive number of quanta, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number of quanta, got {value!r}")
-    return value
-
-
-def _check_rate(value, name):
-    if value is None:
+def _check_positive(value, name, noun, or_none=False):
+    """``float(value)`` for a positive finite real ``value`` (``None`` as is when
+    ``or_none``); otherwise ``ValueError``: "``name`` must be [None or] a positive [finite]
+    ``noun``"."""
+    if or_none and value is None:
         return None
+    must = f"{name} must be {'None or ' if or_none else ''}a positive"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be None or a positive real, got {value!r}")
+        raise ValueError(f"{must} {noun}, got {value!r}")
     value = float(value)
     if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be None or a positive finite real, got {value!r}")
+        raise ValueError(f"{must} finite {noun}, got {value!r}")
     return value
 
 
 @dataclass(frozen=True)
 class _Budget:
     quanta: float
-    kind = ""
-    rate_name = ""
+    kind = ""         # "memory" / "time": the learner's argument is ``{kind}_budget``
+    rate_name = ""    # the field of Assumption 3's constant: "alpha" / "beta"
+
+    def __post_init__(self):
+        object.__setattr__(self, "quanta", _check_positive(self.quanta, f"{self.kind}_budget",
+                                                           "number of quanta"))
+        object.__setattr__(self, self.rate_name, _check_positive(self.rate, self.rate_name,
+                                                                 "real", or_none=True))
 
     @property
     def rate(self):
@@ -151,10 +152,6 @@ class MemoryBudget(_Budget):
     kind = "memory"
     rate_name = "alpha"
 
-    def __post_init__(self):
-        object.__setattr__(self, "quanta", _check_quanta(self.quanta, "memory_budget"))
-        object.__setattr__(self, "alpha", _check_rate(self.alpha, "alpha"))
-
 
 @dataclass(frozen=True)
 class TimeBudget(_Budget):
@@ -175,10 +172,6 @@ class TimeBudget(_Budget):
     beta: float | None = None
     kind = "time"
     rate_name = "beta"
-
-    def __post_init__(self):
-        object.__setattr__(self, "quanta", _check_quanta(self.quanta, "time_budget"))
-        object.__setattr__(self, "beta", _check_rate(self.beta, "beta"))
 
 
 def memory_per_example(d: int, coefficients: int = 1) -> int:

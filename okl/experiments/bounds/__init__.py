@@ -728,9 +728,9 @@ def command(args) -> int:
 
 def _dump(args, obj):
     if getattr(args, "json", None):
-        from okl.experiments.bounds.report import _jsonable
+        from okl.experiments.runner import _json_safe
 
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         with open(args.json, "w") as fh:
-            json.dump(_jsonable(obj), fh, indent=2)
+            json.dump(_json_safe(obj), fh, indent=2)
         print(f"wrote {args.json}")

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from okl.experiments.runner import _json_safe
+
 __all__ = ["BoundsReport", "Stream", "SubsetComparator", "GramUnavailable",
            "TooManyRoundsError", "EXACT_COMPARATOR", "row", "na", "curve", "empirical", "check_radii",
            "ball_radii", "best", "cum", "unit_kernel_reason", "format_report", "plot_report",
@@ -113,24 +115,7 @@ class BoundsReport:
                "run": self.trace.to_dict()}
         if curves:
             out["curves"] = self.curves
-        return _jsonable(out)
-
-
-def _jsonable(value):
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _jsonable(value.tolist())
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return value if math.isfinite(value) else str(value)
-    return value
+        return _json_safe(out)
 
 
 def row(quantity, measured, bound=None, source=NO_BOUND, *, note="", inputs=None,

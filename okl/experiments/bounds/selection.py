@@ -109,15 +109,17 @@ def _selection_regret_rows(s, learner, measured_loss, bound_fn, radii_for, q, sr
                                  "learner_loss": measured_loss}, kind=EXPECTATION))
 
 
-def _budget_rows(name, theorem, bound, tr, size, premise, rows, curves, *, delta, inputs):
+def _budget_rows(name, theorem, bound, tr, size, rows, curves, *, delta, inputs, mean,
+                 limit, premise):
     """The row of a single-buffer learner's budget bound (LKMBooks' Theorem 2, PFMBooks'
     Theorem 4: the sampled rounds, with probability 1 - delta, against ``bound()``) and
-    its curve, or the row saying why not (``premise``: the proof's premise that fails on
-    the run, or None); ``size`` is the buffer with the hard guard."""
+    its curve, or, when the proof's premise ``mean <= limit`` (Bernstein's bound on the
+    mean number of sampled rounds) fails on the run by more than a relative 1e-12, the
+    row saying why (``premise``); ``size`` is the buffer with the hard guard."""
     q = "sampled rounds #(rho_t = 1) (|S| without the guard)"
     src = f"{LLSEL}, {theorem}"
     measured = int(tr.extras["n_sampled"])
-    if premise is not None:
+    if mean > limit * (1.0 + 1e-12):
         rows.append(na(q, measured, src, premise))
         return
     rows.append(row(q, measured, bound(), src,
@@ -127,6 +129,12 @@ def _budget_rows(name, theorem, bound, tr, size, premise, rows, curves, *, delta
     curves.append(curve(f"{name}: |S_t| and {theorem}", "budget", "support vectors |S_t|",
                         {"|S_t|": tr.budget}, {theorem: bound(), "B": float(inputs["B"])},
                         note="horizon-T bound with probability 1 - delta: constant lines"))
+
+
+def _guard_reason(n_refused):
+    """Why a regret bound of an unbiased gradient estimate does not apply to the run."""
+    return (f"the hard guard at B refused {n_refused} sampled updates: the gradient estimate "
+            f"is no longer unbiased")
 
 
 def lkmbooks(s, learner, tr, radii, rows, curves, *, delta):
@@ -141,14 +149,13 @@ def lkmbooks(s, learner, tr, radii, rows, curves, *, delta):
     # Theorem 2: Bernstein with mean <= B, i.e. sum_{n <= T} min{1, C / z_n} <= B
     mean = float(np.sum(np.minimum(1.0, C / sampling_rate(np.arange(1, T + 1), T, u, "2",
                                                           form))))
-    premise = None
-    if mean > B * (1.0 + 1e-12):
-        premise = (f"the proof needs sum_n min(1, C/z_n) <= B; with z_form = "
-                   f"{learner.z_form_!r}, C = {C:g}, upsilon = {u:.4g} it is {mean:.4g} > "
-                   f"B = {B}")
     _budget_rows("LKMBooks", "Theorem 2", functools.partial(lkmbooks_theorem2_bound, B, delta),
-                 tr, int(e["max_size"]), premise, rows, curves, delta=delta,
-                 inputs={"B": B, "delta": delta, "mean_bound": mean, "C": C, "upsilon": u})
+                 tr, int(e["max_size"]), rows, curves, delta=delta,
+                 inputs={"B": B, "delta": delta, "mean_bound": mean, "C": C, "upsilon": u},
+                 mean=mean, limit=B,
+                 premise=f"the proof needs sum_n min(1, C/z_n) <= B; with z_form = "
+                         f"{learner.z_form_!r}, C = {C:g}, upsilon = {u:.4g} it is {mean:.4g} > "
+                         f"B = {B}")
 
     # Theorem 3 (explicit reconstructed form), per kernel
     q3 = "regret vs best hinge f"
@@ -161,8 +168,7 @@ def lkmbooks(s, learner, tr, radii, rows, curves, *, delta):
         reasons.append(f"max{{l_m, 1}} = {e['l_m_scale']:g} does not bound the criteria's "
                        f"spread {e['l_m']:.4g} (criterion (6) outside [-1, 1])")
     if int(e["guard_blocked"]):
-        reasons.append(f"the hard guard at B refused {e['guard_blocked']} sampled updates: the "
-                       f"gradient estimate is no longer unbiased")
+        reasons.append(_guard_reason(e["guard_blocked"]))
     if float(e["eta"]) <= 0.0:
         reasons.append("eta = 0: the bound's ln K / eta is infinite (p_t stays uniform)")
     if C != round(C):
@@ -199,13 +205,12 @@ def pfmbooks(s, learner, tr, radii, rows, curves, *, delta):
 
     # Theorem 4: Bernstein with mean B/2, i.e. sum_t P_t <= B/2 (oblivious rule)
     mean = float(P.sum())
-    premise = None
-    if mean > 0.5 * B * (1.0 + 1e-12):
-        premise = (f"the proof needs sum_t P_t <= B/2; the printed z_t with C = {C:g}, "
-                   f"upsilon = {u:.4g} gives {mean:.4g} > B/2 = {B / 2:g}")
     _budget_rows("PFMBooks", "Theorem 4", functools.partial(pfmbooks_theorem4_bound, B, delta),
-                 tr, int(e["max_support_size"]), premise, rows, curves, delta=delta,
-                 inputs={"B": B, "delta": delta, "sum_P": mean, "C": C, "upsilon": u})
+                 tr, int(e["max_support_size"]), rows, curves, delta=delta,
+                 inputs={"B": B, "delta": delta, "sum_P": mean, "C": C, "upsilon": u},
+                 mean=mean, limit=0.5 * B,
+                 premise=f"the proof needs sum_t P_t <= B/2; the printed z_t with C = {C:g}, "
+                         f"upsilon = {u:.4g} gives {mean:.4g} > B/2 = {B / 2:g}")
 
     # Theorem 6 (explicit reconstructed form), per kernel, each radius U_j of (7)
     q6 = "expected regret sum <p_t, c_t> vs best hinge f in a ball"
@@ -223,8 +228,7 @@ def pfmbooks(s, learner, tr, radii, rows, curves, *, delta):
         reasons.append("eta = 0: the bound's divergence term / eta is infinite (p_t stays "
                        "the prior)")
     if int(e["guard_triggers"]):
-        reasons.append(f"the hard guard at B refused {e['guard_triggers']} sampled updates: "
-                       f"the gradient estimate is no longer unbiased")
+        reasons.append(_guard_reason(e["guard_triggers"]))
     if not np.allclose(P, addition_probabilities(T, B, u, "4", "printed"), rtol=1e-12,
                        atol=0.0):
         reasons.append(f"C = {C:g} != B = {B}: the bound takes Theorem 4's P_t = min(1, B/z_t)")
@@ -335,6 +339,22 @@ def _clone(learner, T):
     return type(learner)(**params)
 
 
+def _replay(learner, s, T, K, kernel_scores):
+    """``(scores, F)`` of a fresh copy of ``learner`` run again on the first ``T`` rounds of
+    ``s``: its score of every round, and ``F[t] = kernel_scores(twin, x_t)`` (the ``K``
+    kernels' own scores), taken right after the score and before the update."""
+    X, y = s.X, s.y
+    twin = _clone(learner, T)
+    F = np.empty((T, K))
+    scores = np.empty(T)
+    for t in range(T):
+        xt = X[t:t + 1]
+        scores[t] = twin.decision_function(xt)[0]
+        F[t] = kernel_scores(twin, xt)
+        twin.learn_one(X[t], y[t])
+    return scores, F
+
+
 def _memory_rows(learner, tr, algorithm, B, K, rows, *, q=3, time_sizes=None,
                  time_update=False):
     from theory.selection_baselines import round_time_quanta, space_quanta
@@ -391,15 +411,9 @@ def oks(s, learner, tr, radii, rows, curves, *, delta):
                      time_sizes=[int(np.max(e["sizes"]))])
         _sharing_row(tr, B, K, rows)
     # replay: every kernel's prediction on every round, without drawing anything
-    X, y = s.X, s.y
-    twin = _clone(learner, T)
-    F = np.empty((T, K))
-    scores = np.empty(T)
-    for t in range(T):
-        xt = X[t:t + 1]
-        F[t] = twin.kernel_decision_function(xt)[0]
-        scores[t] = twin.decision_function(xt)[0]
-        twin.learn_one(X[t], y[t])
+    # (decision_function consumes no randomness: the kernel of round t is drawn before it)
+    y = s.y
+    scores, F = _replay(learner, s, T, K, lambda twin, xt: twin.kernel_decision_function(xt)[0])
     src = f"{LLSEL}, OKS (Yang et al. 2012): exponential weights on importance-weighted " \
           f"losses (Exp3 analysis, theory.selection_baselines)"
     if not np.array_equal(scores, tr.scores):
@@ -513,15 +527,9 @@ def omkc(s, learner, tr, radii, rows, curves, *, delta):
     K = len(learner.kernels)
     T = int(tr.n_rounds)
     beta = float(learner.beta)
-    X, y = s.X, s.y
-    twin = _clone(learner, T)
-    F = np.empty((T, K))
-    scores = np.empty(T)
-    for t in range(T):
-        xt = X[t:t + 1]
-        scores[t] = twin.decision_function(xt)[0]
-        F[t] = twin.kernel_scores()         # of the example just scored
-        twin.learn_one(X[t], y[t])
+    y = s.y
+    # kernel_scores(): those of the example just scored
+    scores, F = _replay(learner, s, T, K, lambda twin, xt: twin.kernel_scores())
     src = f"{HJZY13}, OMKC_(D,D): weighted majority (theory.selection_baselines)"
     if not np.allclose(scores, tr.scores, rtol=1e-12, atol=1e-12):
         rows.append(na("combination mistakes", tr.n_mistakes, src,
