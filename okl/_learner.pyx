@@ -42,6 +42,12 @@ cdef class Learner:
     ``okl.learners.base.OnlineLearner`` so that it is written once.
     """
 
+    #: the core's declared state (``fields(...)``): pickled, and restored, by
+    #: okl.learners.base.OnlineLearner; a learner's ``Trace.extras`` come from
+    #: ``_extras_fields`` (declared by the learner class, read the same way)
+    _state_fields = ()
+    _extras_fields = ()
+
     def __cinit__(self, *args, **kwargs):
         self.t = 0
         self.d = -1
@@ -123,6 +129,131 @@ cdef class Learner:
     @property
     def is_classifier(self):
         return self.classification
+
+
+# ----------------------------------------------------------------------------
+# Declared state: what a core pickles and reports, written once as a table
+# ----------------------------------------------------------------------------
+# A core lists its state in the class attribute ``_state_fields`` (made by ``fields``);
+# its scalars are ``cdef public`` fields (readable and writable from Python at no cost to
+# the typed code, which reads them as plain C fields) and its per-kernel vectors
+# ``cdef public`` typed memoryviews.  ``read_fields`` builds the pickled state (and a
+# learner's ``Trace.extras``, from ``_extras_fields``) from such a table, ``write_fields``
+# puts a state back: okl.learners.base.OnlineLearner does both for every learner.
+
+cdef enum:
+    _ONE = 0        # one attribute
+    _PACK = 1       # a tuple of attributes
+    _ARRAY = 2      # a typed vector (a memoryview attribute), copied out as an ndarray
+
+cdef object _REQUIRED = object()
+
+
+cdef class Field:
+    """One key of a declared state and where its value lives.
+
+    ``Field("epsilon", "eps")``: the key ``"epsilon"`` holds the attribute ``eps``;
+    ``Field("counters", ("a", "b"))``: a tuple of attributes; ``Field("p", dtype=float)``:
+    a typed vector (a memoryview attribute) copied out as a new ndarray of ``dtype`` and
+    copied back in place (its length kept).  State that needs code (a matrix kept with a
+    leading dimension, a record that grows, an object whose restore has consequences)
+    names methods: ``get="_gram"`` reads the value as ``self._gram()``,
+    ``put="_put_gram"`` restores it as ``self._put_gram(value)``.  ``default``: the value
+    a state written before the key existed stands for (otherwise the key is required).
+    """
+    cdef readonly str key
+    cdef readonly tuple attrs
+    cdef readonly object dtype
+    cdef readonly str get, put
+    cdef readonly object default
+    cdef int kind
+
+    def __init__(self, str key, attr=None, *, dtype=None, str get=None, str put=None,
+                 default=_REQUIRED):
+        self.key = sys.intern(key)
+        if attr is None:
+            attr = key
+        self.kind = _PACK if isinstance(attr, tuple) else _ONE
+        self.attrs = (tuple([sys.intern(a) for a in attr]) if self.kind == _PACK
+                      else (sys.intern(attr),))
+        if dtype is not None:
+            if self.kind == _PACK or get is not None or put is not None:
+                raise ValueError(f"{key}: a typed vector is one attribute, without get/put")
+            self.kind = _ARRAY
+            self.dtype = np.dtype(dtype)
+        self.get = get
+        self.put = put
+        self.default = default
+
+    def __repr__(self):
+        attr = self.attrs if self.kind == _PACK else self.attrs[0]
+        extra = "" if self.dtype is None else f", dtype={self.dtype.name!r}"
+        extra += "" if self.get is None else f", get={self.get!r}"
+        extra += "" if self.put is None else f", put={self.put!r}"
+        return f"Field({self.key!r}, {attr!r}{extra})"
+
+    cdef object read(self, object obj):
+        if self.get is not None:
+            return getattr(obj, self.get)()
+        if self.kind == _ONE:
+            return getattr(obj, self.attrs[0])
+        if self.kind == _ARRAY:
+            return np.array(getattr(obj, self.attrs[0]), dtype=self.dtype)
+        return tuple([getattr(obj, a) for a in self.attrs])
+
+    cdef void write(self, object obj, dict state) except *:
+        cdef object value = state.get(self.key, self.default)
+        if value is _REQUIRED:
+            raise KeyError(self.key)
+        if self.put is not None:
+            getattr(obj, self.put)(value)
+        elif self.get is not None:
+            raise TypeError(f"{self.key}: read by {self.get}() but put back by nothing")
+        elif self.kind == _ONE:
+            setattr(obj, self.attrs[0], value)
+        elif self.kind == _ARRAY:
+            target = np.asarray(getattr(obj, self.attrs[0]))
+            value = np.asarray(value)
+            if value.shape != target.shape:
+                raise ValueError(f"state[{self.key!r}] has shape {value.shape}, the "
+                                 f"learner's {self.attrs[0]} {target.shape}")
+            target[...] = value
+        else:
+            if len(value) != len(self.attrs):
+                raise ValueError(f"state[{self.key!r}] holds {len(value)} values, "
+                                 f"expected {len(self.attrs)}")
+            for a, v in zip(self.attrs, value):
+                setattr(obj, a, v)
+
+
+def fields(*entries):
+    """A declared state: a tuple of :class:`Field` from ``Field``s, attribute names
+    (key and attribute alike) and ``(key, attribute or tuple of attributes)`` pairs."""
+    out = []
+    for e in entries:
+        if isinstance(e, Field):
+            out.append(e)
+        elif isinstance(e, str):
+            out.append(Field(e))
+        else:
+            out.append(Field(*e))
+    return tuple(out)
+
+
+def read_fields(obj, tuple table):
+    """``{key: value}`` of ``obj`` for every field of ``table``, in order."""
+    cdef dict out = {}
+    cdef Field f
+    for f in table:
+        out[f.key] = f.read(obj)
+    return out
+
+
+def write_fields(obj, tuple table, dict state):
+    """Put the values of ``state`` (made by ``read_fields`` with ``table``) back."""
+    cdef Field f
+    for f in table:
+        f.write(obj, state)
 
 
 # ----------------------------------------------------------------------------
