@@ -158,8 +158,10 @@ cdef class Field:
     copied back in place (its length kept).  State that needs code (a matrix kept with a
     leading dimension, a record that grows, an object whose restore has consequences)
     names methods: ``get="_gram"`` reads the value as ``self._gram()``,
-    ``put="_put_gram"`` restores it as ``self._put_gram(value)``.  ``default``: the value
-    a state written before the key existed stands for (otherwise the key is required).
+    ``put="_put_gram"`` restores it as ``self._put_gram(value)``; a field with ``get`` and
+    no ``put`` is derived (written for the reader, passed over on restore).  ``default``:
+    the value a state written before the key existed stands for (otherwise the key is
+    required).
     """
     cdef readonly str key
     cdef readonly tuple attrs
@@ -202,13 +204,14 @@ cdef class Field:
         return tuple([getattr(obj, a) for a in self.attrs])
 
     cdef void write(self, object obj, dict state) except *:
-        cdef object value = state.get(self.key, self.default)
+        cdef object value
+        if self.get is not None and self.put is None:
+            return                      # derived
+        value = state.get(self.key, self.default)
         if value is _REQUIRED:
             raise KeyError(self.key)
         if self.put is not None:
             getattr(obj, self.put)(value)
-        elif self.get is not None:
-            raise TypeError(f"{self.key}: read by {self.get}() but put back by nothing")
         elif self.kind == _ONE:
             setattr(obj, self.attrs[0], value)
         elif self.kind == _ARRAY:
