@@ -155,7 +155,7 @@ cdef class Field:
     ``Field("epsilon", "eps")``: the key ``"epsilon"`` holds the attribute ``eps``;
     ``Field("counters", ("a", "b"))``: a tuple of attributes; ``Field("p", dtype=float)``:
     a typed vector (a memoryview attribute) copied out as a new ndarray of ``dtype`` and
-    copied back in place (its length kept).  State that needs code (a matrix kept with a
+    copied back in place (its length kept; a scalar fills it).  State that needs code (a matrix kept with a
     leading dimension, a record that grows, an object whose restore has consequences)
     names methods: ``get="_gram"`` reads the value as ``self._gram()``,
     ``put="_put_gram"`` restores it as ``self._put_gram(value)``; a field with ``get`` and
@@ -217,7 +217,7 @@ cdef class Field:
         elif self.kind == _ARRAY:
             target = np.asarray(getattr(obj, self.attrs[0]))
             value = np.asarray(value)
-            if value.shape != target.shape:
+            if value.ndim and value.shape != target.shape:
                 raise ValueError(f"state[{self.key!r}] has shape {value.shape}, the "
                                  f"learner's {self.attrs[0]} {target.shape}")
             target[...] = value
