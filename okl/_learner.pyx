@@ -152,7 +152,8 @@ cdef object _REQUIRED = object()
 cdef class Field:
     """One key of a declared state and where its value lives.
 
-    ``Field("epsilon", "eps")``: the key ``"epsilon"`` holds the attribute ``eps``;
+    ``Field("epsilon", "eps")``: the key ``"epsilon"`` holds the attribute ``eps``
+    (``"hedge.n_updates"``: an attribute of an attribute);
     ``Field("counters", ("a", "b"))``: a tuple of attributes; ``Field("p", dtype=float)``:
     a typed vector (a memoryview attribute) copied out as a new ndarray of ``dtype`` and
     copied back in place (its length kept; a scalar fills it).  State that needs code (a matrix kept with a
@@ -198,7 +199,7 @@ cdef class Field:
         if self.get is not None:
             return getattr(obj, self.get)()
         if self.kind == _ONE:
-            return getattr(obj, self.attrs[0])
+            return _getattr(obj, self.attrs[0])
         if self.kind == _ARRAY:
             return np.array(getattr(obj, self.attrs[0]), dtype=self.dtype)
         return tuple([getattr(obj, a) for a in self.attrs])
@@ -213,7 +214,7 @@ cdef class Field:
         if self.put is not None:
             getattr(obj, self.put)(value)
         elif self.kind == _ONE:
-            setattr(obj, self.attrs[0], value)
+            _setattr(obj, self.attrs[0], value)
         elif self.kind == _ARRAY:
             target = np.asarray(getattr(obj, self.attrs[0]))
             value = np.asarray(value)
@@ -227,6 +228,21 @@ cdef class Field:
                                  f"expected {len(self.attrs)}")
             for a, v in zip(self.attrs, value):
                 setattr(obj, a, v)
+
+
+cdef object _getattr(object obj, str name):
+    if "." not in name:
+        return getattr(obj, name)
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+cdef void _setattr(object obj, str name, object value) except *:
+    if "." in name:
+        head, name = name.rsplit(".", 1)
+        obj = _getattr(obj, head)
+    setattr(obj, name, value)
 
 
 def fields(*entries):
