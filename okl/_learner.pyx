@@ -269,10 +269,16 @@ def read_fields(obj, tuple table):
 
 
 def write_fields(obj, tuple table, dict state):
-    """Put the values of ``state`` (made by ``read_fields`` with ``table``) back."""
+    """Put the values of ``state`` (made by ``read_fields`` with ``table``) back: the
+    attributes first, then the fields restored by a method (``put``), in the table's
+    order, so that such code sees the plain state (a capacity, a flag) in place."""
     cdef Field f
     for f in table:
-        f.write(obj, state)
+        if f.put is None:
+            f.write(obj, state)
+    for f in table:
+        if f.put is not None:
+            f.write(obj, state)
 
 
 # ----------------------------------------------------------------------------
