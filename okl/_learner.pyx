@@ -126,6 +126,10 @@ cdef class Learner:
         """The learner's ``SupportSet`` (``None`` before the first example)."""
         return self.sv
 
+    def _support_size(self):
+        """``|S|`` of the learner's ``SupportSet`` (0 before the first example)."""
+        return self.sv.n if self.sv is not None else 0
+
     @property
     def is_classifier(self):
         return self.classification
@@ -160,19 +164,20 @@ cdef class Field:
     leading dimension, a record that grows, an object whose restore has consequences)
     names methods: ``get="_gram"`` reads the value as ``self._gram()``,
     ``put="_put_gram"`` restores it as ``self._put_gram(value)``; a field with ``get`` and
-    no ``put`` is derived (written for the reader, passed over on restore).  ``default``:
-    the value a state written before the key existed stands for (otherwise the key is
-    required).
+    no ``put`` is derived (written for the reader, passed over on restore).  ``when``: the
+    key is written only while that attribute is true (state that exists once allocated)
+    and restored only where the state has it.  ``default``: the value a state written
+    before the key existed stands for (otherwise the key is required).
     """
     cdef readonly str key
     cdef readonly tuple attrs
     cdef readonly object dtype
-    cdef readonly str get, put
+    cdef readonly str get, put, when
     cdef readonly object default
     cdef int kind
 
     def __init__(self, str key, attr=None, *, dtype=None, str get=None, str put=None,
-                 default=_REQUIRED):
+                 str when=None, default=_REQUIRED):
         self.key = sys.intern(key)
         if attr is None:
             attr = key
@@ -186,6 +191,7 @@ cdef class Field:
             self.dtype = np.dtype(dtype)
         self.get = get
         self.put = put
+        self.when = when
         self.default = default
 
     def __repr__(self):
@@ -193,6 +199,7 @@ cdef class Field:
         extra = "" if self.dtype is None else f", dtype={self.dtype.name!r}"
         extra += "" if self.get is None else f", get={self.get!r}"
         extra += "" if self.put is None else f", put={self.put!r}"
+        extra += "" if self.when is None else f", when={self.when!r}"
         return f"Field({self.key!r}, {attr!r}{extra})"
 
     cdef object read(self, object obj):
@@ -208,6 +215,8 @@ cdef class Field:
         cdef object value
         if self.get is not None and self.put is None:
             return                      # derived
+        if self.when is not None and self.key not in state:
+            return                      # not there yet when the state was written
         value = state.get(self.key, self.default)
         if value is _REQUIRED:
             raise KeyError(self.key)
@@ -264,7 +273,8 @@ def read_fields(obj, tuple table):
     cdef dict out = {}
     cdef Field f
     for f in table:
-        out[f.key] = f.read(obj)
+        if f.when is None or getattr(obj, f.when):
+            out[f.key] = f.read(obj)
     return out
 
 
