@@ -83,7 +83,6 @@ cdef class AVPCore(Learner):
 
     def __cinit__(self, *args, **kwargs):
         self.scale = 1.0
-        self.norm_sq = 0.0
 
     def _avp_setup(self, double U, double lam, double eps, int rate):
         self.U = U
@@ -183,23 +182,6 @@ cdef class AhpatronCore(AVPCore):
     _state_fields = AVPCore._state_fields + fields(
         Field("K", get="_gram", put="_put_gram"), "removals",
         Field("distances", get="_distances", put="_put_distances"))
-
-    def __cinit__(self, *args, **kwargs):
-        self.K = NULL
-        self.K2 = NULL
-        self.K21 = NULL
-        self.work = NULL
-        self.qtmp = NULL
-        self.a1 = NULL
-        self.theta = NULL
-        self.v = NULL
-        self.delta = NULL
-        self.order = NULL
-        self.keep = NULL
-        self.drop = NULL
-        self.dist = NULL
-        self.n_dist = 0
-        self.dist_cap = 0
 
     def __dealloc__(self):
         self.release()

@@ -31,7 +31,6 @@ cdef class ALMACore(Learner):
 
     def __cinit__(self, *args, **kwargs):
         self.scale = 1.0
-        self.norm_sq = 0.0
         self.k = 1
 
     def _alma_setup(self, double alpha, double B, double C):

@@ -68,13 +68,6 @@ cdef class KernelAWVCore(Learner):
                            Field("z", get="_forward", put="_put_forward"),
                            "log_det", "lev_y2")
 
-    def __cinit__(self, *args, **kwargs):
-        self.U = NULL
-        self.z = NULL
-        self.c = NULL
-        self.U_cap = 0
-        self.cap = 0
-
     def __dealloc__(self):
         free(self.U)
         free(self.z)
@@ -251,16 +244,6 @@ cdef class TaylorAWVCore(Learner):
                            Field("b", "b_vector", put="_put_b", when="r"),
                            Field("log_det", when="r"), Field("lev_y2", when="r"),
                            Field("max_sq", when="r"))
-
-    def __cinit__(self, *args, **kwargs):
-        self.Ainv = NULL
-        self.b = NULL
-        self.v = NULL
-        self.u = NULL
-        self.xbuf = NULL
-        self.parent = NULL
-        self.var = NULL
-        self.factor = NULL
 
     def __dealloc__(self):
         self._free()

@@ -211,28 +211,6 @@ cdef class NystromAWVCore(Learner):
     cdef bint force_fallback     # tests: take the bordered-factor path on every new point
     cdef public double sum_p, log_det, sum_y2_lev
 
-    def __cinit__(self, *args, **kwargs):
-        self.allocated = False
-        self.cap = 0
-        self.rowcap = 0
-        self.nrows = 0
-        self.L = NULL
-        self.Lbak = NULL
-        self.q = NULL
-        self.g = NULL
-        self.h = NULL
-        self.kb = NULL
-        self.c0 = NULL
-        self.w1 = NULL
-        self.w2 = NULL
-        self.w3 = NULL
-        self.Kc = NULL
-        self.kcols = 0
-        self.abuf = NULL
-        self.c_valid = False
-        self.u_next = 0.0
-        self.force_fallback = False
-
     def __dealloc__(self):
         free(self.L)
         free(self.Lbak)

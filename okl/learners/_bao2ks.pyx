@@ -54,15 +54,6 @@ cdef class BAO2KSCore(Learner):
         ("counts", ("n_margin", "n_sampled", "kernel_evals")),
         Field("restarts", get="_restart_rounds", put="_put_restart_rounds"))
 
-    def __cinit__(self, *args, **kwargs):
-        self.pos = NULL
-        self.vbuf = NULL
-        self.restart_t = NULL
-        self.restart_cap = 0
-        self.n_restarts = 0
-        self.T = 0
-        self.M = 0
-
     def __dealloc__(self):
         free(self.pos)
         free(self.vbuf)

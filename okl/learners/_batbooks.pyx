@@ -149,25 +149,6 @@ cdef class BATBooksCore(Learner):
                       "max_kev", "max_size", "max_c")))
 
     def __cinit__(self, *args, **kwargs):
-        self.allocated = False
-        self.ready = False
-        self.kps = NULL
-        self.Xs = NULL
-        self.sq = NULL
-        self.l1 = NULL
-        self.al = NULL
-        self.st = NULL
-        self.krow = NULL
-        self.rec_I = NULL
-        self.rec_J = NULL
-        self.rec_rows = NULL
-        self.rec_rho = NULL
-        self.rec_kev = NULL
-        self.rec_eta = NULL
-        self.rec_q = NULL
-        self.rec_n = 0
-        self.rec_cap = 0
-        self._records = None
         self.r_m = 4.0
         self._reset_counters()
 

@@ -209,8 +209,6 @@ cdef class BOMKRVCore(_CombinedRegressors):
         Field("A", "coefficients_", put="_put_coefficients"), "shared")
 
     def __cinit__(self, *args, **kwargs):
-        self.neg_gamma = self.A = self.dist = self.krow = NULL
-        self.kps = NULL
         self.shared = True
 
     def __dealloc__(self):

@@ -41,13 +41,6 @@ cdef class ForgetronCore(Learner):
 
     _state_fields = fields("Q", "M", "removals", "head")
 
-    def __cinit__(self, *args, **kwargs):
-        self.work = NULL
-        self.phi_out = NULL
-        self.round_out = NULL
-        self.n_out = 0
-        self.cap_out = 0
-
     def __dealloc__(self):
         free(self.work)
 
@@ -190,11 +183,6 @@ cdef class BOGDCore(Learner):
     cdef unsigned char* capped
 
     _state_fields = fields("removals", "n_updates")
-
-    def __cinit__(self, *args, **kwargs):
-        self.w = NULL
-        self.q = NULL
-        self.capped = NULL
 
     def __dealloc__(self):
         free(self.w)

@@ -92,12 +92,6 @@ cdef class FOGDCore(Learner):
                            Field("w", get="_drawn_weights", put="_put_weights"),
                            "n_updates")
 
-    def __cinit__(self, *args, **kwargs):
-        self.U = NULL
-        self.w = NULL
-        self.ux = NULL
-        self.z = NULL
-
     def __dealloc__(self):
         self._free()
 
@@ -265,23 +259,6 @@ cdef class NOGDCore(Learner):
     cdef double* z
     cdef double* evals      # the top-k eigenvalues of K_B (descending), for inspection
     cdef public long long n_updates
-
-    def __cinit__(self, *args, **kwargs):
-        self.M = NULL
-        self.P = NULL
-        self.w = NULL
-        self.beta = NULL
-        self.z = NULL
-        self.evals = NULL
-        self.switched = False
-        self.use_P = False
-        self.lazy = False
-        self.add_every = False
-        self.r = 0
-        self.switch_round = 0
-        self.win_rounds = 0
-        self.win_updates = 0
-        self.n_updates = 0
 
     def __dealloc__(self):
         self._free()

@@ -88,10 +88,6 @@ cdef class ISKACore(Learner):
         Field("cskm", dtype=np.float64), "signal", "locate", "cur", "pos", "neg",
         Field("allocated", put="_put_allocated"))
 
-    def __cinit__(self, *args, **kwargs):
-        self.phi_p = self.phi_n = self.d_own = self.d_oth = self.r_own = self.r_oth = NULL
-        self.tmp = NULL
-
     def __dealloc__(self):
         self._free_rows()
 

@@ -94,13 +94,6 @@ cdef class SketchedKONSCore(Learner):
         Field("didx", "sketch_rows", put="_put_sketch_rows", when="allocated"),
         ("counters", ("n_sampled", "n_zero", "n_proj", "sum_p", "sum_lev", "log_det")))
 
-    def __cinit__(self, *args, **kwargs):
-        self.didx = NULL
-        self.kS = NULL
-        self.v = NULL
-        self.vcap = 0
-        self.c_valid = False
-
     def __dealloc__(self):
         free(self.didx)
         free(self.kS)
@@ -311,17 +304,6 @@ cdef class ProsNKONSCore(Learner):
         Field("u", "newton_point", put="_put_newton_point", when="allocated"),
         Field("u_next", when="allocated"),
         ("counters", ("n_added", "n_rejected", "n_proj", "sum_p", "sum_lev", "log_det")))
-
-    def __cinit__(self, *args, **kwargs):
-        self.cap = 0
-        self.Ainv = NULL
-        self.wv = NULL
-        self.un = NULL
-        self.kb = NULL
-        self.phi = NULL
-        self.aphi = NULL
-        self.c_valid = False
-        self.u_next = 0.0
 
     def __dealloc__(self):
         free(self.Ainv)

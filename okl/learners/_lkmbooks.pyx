@@ -86,9 +86,6 @@ cdef class LKMBooksCore(Learner):
         Field("g_max", default=1.0))
 
     def __cinit__(self, *args, **kwargs):
-        self.kps = NULL
-        self.dist = NULL
-        self.krow = NULL
         self.scale = 1.0
         self.shared = True
 

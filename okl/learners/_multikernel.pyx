@@ -73,15 +73,6 @@ cdef class OMKCCore(Learner):
         ("max_size", "max_total"), Field("rounds_used", default=0),
         Field("r_weights", "Lw", dtype=np.float64, default=1.0))
 
-    def __cinit__(self, *args, **kwargs):
-        self.kps = NULL
-        self.X = NULL
-        self.sq = NULL
-        self.l1 = NULL
-        self.alpha = NULL
-        self.stamp = NULL
-        self.krow = NULL
-
     def __dealloc__(self):
         self._free_sets()
         free(self.kps)

@@ -73,12 +73,8 @@ cdef class NORMACore(Learner):
                            "n_updates", "norm_sq")
 
     def __cinit__(self, *args, **kwargs):
-        self.beta = NULL
         self.scale = 1.0
         self.h = 1
-        self.norm_out = NULL
-        self.work = NULL
-        self.work_size = 0
 
     def __dealloc__(self):
         free(self.beta)

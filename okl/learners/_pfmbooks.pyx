@@ -107,29 +107,9 @@ cdef class PFMBooksCore(Learner):
                             ("guard_triggers", "n_guard"), "max_size")
 
     def __cinit__(self, *args, **kwargs):
-        self.K = self.M = self.Kp = self.cap = 0
         self.loss_kind = LOSS_HINGE
         self.pred_kind = PRED_SAMPLE
-        self.configured = False
-        self.gamma = self.kdiag = self.radius = self.step = NULL
-        self.A = self.nrm2 = self.dist = self.rows = self.fx = self.closs = NULL
-        self.msmw = None
-        self.C = self.zcoef = self.ups = 0.0
-        self.T = 0
-        self.I_next = 0
-        self.n_rho = self.n_added = self.n_guard = self.n_zero_added = 0
-        self.max_size = 0
-        self._rec = None
-        self.rec_action = NULL
-        self.rec_rho = NULL
-        self.rec_P = NULL
-        self.rec_expected = NULL
-        self.rec_t0 = 0
-        self.rec_len = 0
-        self.r_code = False
         self.bis_factor = 2.0
-        self.pbar = NULL
-        self.n_bisect = 0
 
     def __dealloc__(self):
         self._free_buffers()

@@ -79,23 +79,6 @@ cdef class POMDRCore(Learner):
     cdef bint rec_on
 
     def __cinit__(self, *args, **kwargs):
-        self.C = NULL
-        self.beta = NULL
-        self.vbuf = NULL
-        self.yw = NULL
-        self.ccap = 0
-        self.Kh = NULL
-        self.qtmp = NULL
-        self.nearest = NULL
-        self.halv_t = NULL
-        self.n_halv = 0
-        self.halv_cap = 0
-        self.rec_rate = self.rec_delta = self.rec_alpha = NULL
-        self.rec_len = 0
-        self.rec_t0 = 0
-        self.rec_cap = 0
-        self.rec_on = False
-        self.T = 0
         self.t_bar = -1
 
     def __dealloc__(self):

@@ -56,12 +56,6 @@ cdef class ProjectronCore(Learner):
     _state_fields = fields(Field("gram", "dictionary", put="_put_dictionary"),
                            "n_projected", "n_added", "n_margin")
 
-    def __cinit__(self, *args, **kwargs):
-        self.beta = NULL
-        self.beta_size = 0
-        self.U = NULL
-        self.u_cap = 0
-
     def __dealloc__(self):
         free(self.beta)
         free(self.U)

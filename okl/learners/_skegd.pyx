@@ -230,20 +230,6 @@ cdef class SkeGDCore(Learner):
     cdef long long s_evals
     cdef double last_y
 
-    def __cinit__(self, *args, **kwargs):
-        self.sa_col = NULL
-        self.sa_val = NULL
-        self.sa_n = self.sa_cap = 0
-        self.Smat = self.Mmat = self.F = self.w = self.phi = self.psisa = NULL
-        self.rloc = NULL
-        self.refresh_t = NULL
-        self.n_refresh = self.refresh_cap = 0
-        self.switched = False
-        self.r = self.npos = 0
-        self.L = None
-        self.pool = None
-        self.T = 0
-
     def __dealloc__(self):
         self._free_all()
 
