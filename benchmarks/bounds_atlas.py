@@ -50,13 +50,29 @@ def _discs(T, seed=0):
     return X, np.where(rng.random(T) < 0.1, -y, y)
 
 
+def available(names):
+    """The real datasets of ``names`` whose files are in ``$OKL_DATA`` (the others are
+    skipped with a line on stderr: CI has none of them)."""
+    from okl.datasets.fetch import DatasetNotFoundError
+    from okl.datasets.paper_data import paper_data
+
+    out = []
+    for name in names:
+        try:
+            paper_data(name, "pomdr", n_rows=10, seed=0)
+        except DatasetNotFoundError as exc:
+            print(f"skipped {name}: {exc}", file=sys.stderr)
+            continue
+        out.append(name)
+    return out
+
+
 def streams(names, T, quick):
     from okl.datasets import xor_stream
+    from okl.datasets.paper_data import paper_data
 
     out = {"xor": xor_stream(T, 10, seed=0), "discs": _discs(T)}
     for name in names:
-        from okl.datasets.paper_data import paper_data
-
         d = paper_data(name, "pomdr", n_rows=T, seed=0)
         out[name] = (d.X, np.asarray(d.y, dtype=float))
     return out
@@ -187,7 +203,7 @@ def main(argv=None):
     T = 200 if a.quick else a.rounds
     whole = None if a.quick or a.whole is None else (a.whole or list(WHOLE_DEFAULT))
     start = time.perf_counter()
-    rows = atlas(a.datasets, T, whole)
+    rows = atlas(available(a.datasets), T, whole)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_csv(rows, out.with_suffix(".csv"))

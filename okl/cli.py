@@ -20,6 +20,7 @@ from pathlib import Path
 # argument parsing lives below both this module and okl.experiments (no import circle)
 from okl.experiments.args import KERNELS, SYNTHETIC
 from okl.experiments.args import add_data_arguments as _add_data_arguments
+from okl.experiments.args import add_learner_arguments as _add_learner_arguments
 from okl.experiments.args import assignments as _assignments
 from okl.experiments.args import dataset_names as _dataset_names
 from okl.experiments.args import jobs as _jobs
@@ -49,12 +50,7 @@ def _parser():
                           "file.py:Class (default Perceptron)")
     run.add_argument("--list", action="store_true",
                      help="list the learners (name, paper, task) and exit")
-    run.add_argument("--kernel", choices=KERNELS, default="gaussian",
-                     help="the learner's kernel (default gaussian)")
-    run.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width (default 1)")
-    run.add_argument("--degree", type=int, default=2, help="polynomial degree (default 2)")
-    run.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
-                     help="a learner parameter, e.g. -p lam=0.01 -p tau=500 (repeatable)")
+    _add_learner_arguments(run)
     _add_data_arguments(run)
     run.add_argument("--json", help="write the run summary to this JSON file")
     run.add_argument("--trace", help="save the whole trace (per-round arrays) to this .npz "
@@ -100,12 +96,7 @@ def _parser():
                          help="measured quantities of one run beside the theory's bounds")
     bnd.add_argument("--learner", default="Perceptron",
                      help="an okl learner or module:Class of your own (default Perceptron)")
-    bnd.add_argument("--kernel", choices=KERNELS, default="gaussian",
-                     help="the learner's kernel (default gaussian)")
-    bnd.add_argument("--sigma", type=float, default=1.0, help="Gaussian/Laplacian width (default 1)")
-    bnd.add_argument("--degree", type=int, default=2, help="polynomial degree (default 2)")
-    bnd.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
-                     help="a learner parameter (repeatable)")
+    _add_learner_arguments(bnd)
     _add_data_arguments(bnd)
     bnd.set_defaults(rounds=1000)        # comparators in hindsight cost O(T^3)
     bnd.add_argument("--U", help="comma-separated comparator radii (default 1,2,4,8)")
@@ -422,25 +413,30 @@ def _journal_runs(path) -> int:
         return 0
 
 
-def _error_text(exc, args) -> str:
-    """The message of ``exc`` for a shell user: a dataset that is not cached points at
-    this command's ``--download`` (the library's message names the Python call)."""
-    import re
+#: The ``okl`` command's advice for labels that need a mapping (the loaders' ``labels=``
+#: is no option of the command).
+_LABELS_ADVICE = ("the command line reads numeric binary labels only (a benchmark such as "
+                  "magic04 maps its own: --data magic04)")
 
-    text = str(exc)
-    if type(exc).__name__ == "DatasetNotFoundError" and hasattr(args, "download"):
-        text, n = re.subn(r"okl\.datasets\.load\([^)]*download=True\)",
-                          f"`okl {args.command} ... --download`", text)
-        if not n:
-            text += " (rerun with --download to fetch it)"
-    if hasattr(args, "data"):        # the loader's labels={...} is no option of the command
-        text = re.sub(r"give labels=\{.*\}( to map them to -1/\+1)?",
-                      "the command line reads numeric binary labels only (a benchmark such as "
-                      "magic04 maps its own: --data magic04)", text)
-    if getattr(args, "command", None) == "bounds":   # the report's Python advice, as options
-        text = re.sub(r"pass a prefix \(X\[:(\d+)\], y\[:\d+\]\) or raise max_rounds",
-                      r"pass --prefix \1 or raise --max-rounds", text)
-    return text
+
+def _error_text(exc, args) -> str:
+    """The message of ``exc`` for a shell user, from the fields of the exceptions whose
+    message names a Python call: a dataset that is not cached points at this command's
+    ``--download``, labels that need a mapping at ``--data``, a stream too long for
+    ``okl bounds`` at ``--prefix`` and ``--max-rounds``."""
+    from okl.datasets.fetch import DatasetNotFoundError
+    from okl.datasets.files import LabelsError
+
+    if isinstance(exc, DatasetNotFoundError) and hasattr(args, "download"):
+        return exc.message(download=f"`okl {args.command} ... --download`")
+    if isinstance(exc, LabelsError) and hasattr(args, "data"):
+        return exc.message(advice=_LABELS_ADVICE)
+    if getattr(args, "command", None) == "bounds":
+        from okl.experiments.bounds import TooManyRoundsError
+
+        if isinstance(exc, TooManyRoundsError):
+            return exc.message(advice=f"pass --prefix {exc.max_rounds} or raise --max-rounds")
+    return str(exc)
 
 
 def _format_warning(message, category, filename, lineno, line=None):

@@ -39,6 +39,7 @@ import warnings
 import numpy as np
 
 from okl._dictrow import dict_row
+from okl._wrapper import HeldLearner
 
 try:
     from river import base
@@ -67,34 +68,18 @@ def _column_key(name):
         else (type(name).__name__, repr(name))
 
 
-class _OKLEstimator:
+class _OKLEstimator(HeldLearner):
     """Shared by Classifier and Regressor: the learner spec, the column map, ``learn_one``."""
 
     _is_classifier: bool
+    _defaults = (_default_classifier, _default_regressor)
+    _wrappers = ("okl.river.Classifier", "okl.river.Regressor")
 
     def __init__(self, learner=None, features=None):
         self.learner = learner
         self.features = features
 
     # -- the learner -----------------------------------------------------------------
-
-    def _spec(self):
-        from okl.learners.base import OnlineLearner
-
-        learner = self.learner
-        if learner is None:
-            learner = _default_classifier() if self._is_classifier else _default_regressor()
-        if not isinstance(learner, OnlineLearner):
-            raise ValueError(f"learner must be an okl online learner, got {learner!r}")
-        if bool(learner.is_classifier) != self._is_classifier:
-            task = "a classifier" if learner.is_classifier else "a regressor"
-            want = "Classifier" if learner.is_classifier else "Regressor"
-            raise ValueError(f"{learner!r} is {task}: wrap it in okl.river.{want}")
-        return learner
-
-    def _fresh(self):
-        spec = self._spec()
-        return type(spec)(**spec.get_params())
 
     @property
     def features_(self) -> tuple:

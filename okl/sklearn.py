@@ -23,6 +23,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from okl._wrapper import HeldLearner
+
 __all__ = ["OnlineClassifier", "OnlineRegressor", "estimator"]
 
 
@@ -38,31 +40,15 @@ def _default_regressor():
     return KernelOGD(loss="squared")
 
 
-class _OnlineEstimator(BaseEstimator):
+class _OnlineEstimator(HeldLearner, BaseEstimator):
     """Shared fit/partial_fit/decision logic; subclasses map labels."""
 
     _is_classifier: bool
+    _defaults = (_default_classifier, _default_regressor)
+    _wrappers = ("OnlineClassifier", "OnlineRegressor")
 
     def __init__(self, learner=None):
         self.learner = learner
-
-    def _spec(self):
-        from okl.learners.base import OnlineLearner
-
-        learner = self.learner
-        if learner is None:
-            learner = _default_classifier() if self._is_classifier else _default_regressor()
-        if not isinstance(learner, OnlineLearner):
-            raise ValueError(f"learner must be an okl online learner, got {learner!r}")
-        if bool(learner.is_classifier) != self._is_classifier:
-            task = "a classifier" if learner.is_classifier else "a regressor"
-            want = "OnlineClassifier" if learner.is_classifier else "OnlineRegressor"
-            raise ValueError(f"{learner!r} is {task}: wrap it in {want}")
-        return learner
-
-    def _fresh(self):
-        spec = self._spec()
-        return type(spec)(**spec.get_params())
 
     def _validate(self, X, y="no_validation", reset=True):
         if isinstance(y, str) and y == "no_validation":

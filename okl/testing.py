@@ -357,33 +357,27 @@ def bad_input_problems(make, X=None, y=None, warm=WARM) -> list[str]:
             "decision_function": lambda A, b: learner.decision_function(A),
             "predict": lambda A, b: learner.predict(A),
         }
-        for name, fx, fy, message, kind in BAD_BATCHES:
-            for entry, call in batch_entries.items():
-                has_labels = entry in ("run", "partial_fit")
-                if fx is None and not has_labels:
-                    continue
-                if not _applies(kind, learner, is_warm, has_labels and learner.needs_labels):
-                    continue
-                A = Xb if fx is None else fx(Xb)
-                b = yb if fy is None else fy(yb)
-                _refused(lambda: call(A, b), message, before, learner, problems,
-                         f"{tag} {entry}, {name}")
         row_entries = {
             "learn_one": lambda a, b: learner.learn_one(a, b),
             "predict_one": lambda a, b: learner.predict_one(a),
         }
         x0, y0 = Xb[0], yb[0]
-        for name, fx, fy, message, kind in BAD_ROWS:
-            for entry, call in row_entries.items():
-                has_labels = entry == "learn_one"
-                if fx is None and not has_labels:
-                    continue
-                if not _applies(kind, learner, is_warm, has_labels and learner.needs_labels):
-                    continue
-                a = x0 if fx is None else fx(x0)
-                b = y0 if fy is None else fy(y0)
-                _refused(lambda: call(a, b), message, before, learner, problems,
-                         f"{tag} {entry}, {name}")
+        # (bad inputs, entry points, those that take labels, the good input they spoil)
+        for bad, entries, labelled, good_x, good_y in (
+                (BAD_BATCHES, batch_entries, ("run", "partial_fit"), Xb, yb),
+                (BAD_ROWS, row_entries, ("learn_one",), x0, y0)):
+            for name, fx, fy, message, kind in bad:
+                for entry, call in entries.items():
+                    has_labels = entry in labelled
+                    if fx is None and not has_labels:
+                        continue
+                    if not _applies(kind, learner, is_warm,
+                                    has_labels and learner.needs_labels):
+                        continue
+                    A = good_x if fx is None else fx(good_x)
+                    b = good_y if fy is None else fy(good_y)
+                    _refused(lambda: call(A, b), message, before, learner, problems,
+                             f"{tag} {entry}, {name}")
         # after all that, the learner still learns and matches a clean copy
         clean = make()
         if is_warm:

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import ref_gram
+from conftest import ref_gram, xor_stream
 
 import okl
 from okl.experiments import bounds as bmod
@@ -413,10 +413,19 @@ def test_learner_without_theory_gets_the_empirical_rows(monkeypatch):
 
 
 def test_guards():
+    import pickle
+
     learner = okl.Perceptron(KERNEL)
-    with pytest.raises(ValueError, match=r"T = 50 .*max_rounds = 40.*prefix"):
+    with pytest.raises(ValueError, match=r"T = 50 .*max_rounds = 40.*prefix") as info:
         bounds_report(learner, X0[:50], Y0[:50], max_rounds=40)
     assert learner.n_rounds == 0                     # refused before running
+    exc = info.value                                 # the fields the okl command words from
+    assert isinstance(exc, bmod.TooManyRoundsError) and (exc.T, exc.max_rounds) == (50, 40)
+    text = ("the stream has T = 50 rounds, more than max_rounds = 40: the comparators and "
+            "the Gram spectrum cost O(T^3); {}")
+    assert str(exc) == text.format("pass a prefix (X[:40], y[:40]) or raise max_rounds")
+    assert exc.message(advice="ADVICE") == text.format("ADVICE")
+    assert str(pickle.loads(pickle.dumps(exc))) == str(exc)
     big = np.zeros((bmod.MAX_ROUNDS + 1, 2))
     with pytest.raises(ValueError, match="raise max_rounds"):
         bounds_report(learner, big, np.ones(bmod.MAX_ROUNDS + 1))
@@ -749,3 +758,17 @@ def test_delta_is_validated():
     for bad in (0.0, 1.0, -0.1, math.nan):
         with pytest.raises(ValueError, match="delta"):
             bounds_report(LKMBooks(KS, B=40, seed=0), X0, Y0, delta=bad)
+
+
+def test_pfmbooks_budget_row_holds_where_theorem4_does_not_apply():
+    """PFMBooks' memory bound holds on every run (the hard guard refuses a sampled update
+    at B), also where Theorem 4's premise sum P_t <= B/2 fails and no other row applies."""
+    learner = okl.PFMBooks(kernels=[okl.Gaussian(0.5), okl.Gaussian(2.0)], B=20, T=400,
+                           seed=0)
+    X, y = xor_stream(400, 3, seed=8)
+    rep = bounds_report(learner, X, y)
+    budget = [r for r in rep.rows if r["quantity"] == "max budget |S_t|"][0]
+    assert budget["holds"] and budget["bound"] == 20
+    assert budget["measured"] == int(rep.trace.budget.max()) <= 20
+    assert rep.trace.extras["guard_triggers"] > 0      # the guard did the work here
+    assert rep.all_hold

@@ -139,6 +139,9 @@ def test_bounds_on_a_long_stream_names_the_options(capsys):
     assert cli.main(["bounds", "--rounds", "50", "--max-rounds", "40"]) == 2
     err = capsys.readouterr().err
     assert "pass --prefix 40 or raise --max-rounds" in err and "X[:" not in err
+    assert err == ("okl: error: the stream has T = 50 rounds, more than max_rounds = 40: the "
+                   "comparators and the Gram spectrum cost O(T^3); pass --prefix 40 or raise "
+                   "--max-rounds\n")
     from okl.experiments.bounds import bounds_report
     with pytest.raises(ValueError, match=r"X\[:40\]"):    # the library keeps its advice
         bounds_report(okl.Perceptron(), *xor_stream(50, 3, seed=0), max_rounds=40)
@@ -183,6 +186,41 @@ def test_p_sigma_points_at_the_kernel_option(capsys):
         assert cli.main(["run", "--learner", "NORMA", "-p", "sigma=2", "--rounds", "50",
                          "--no-progress"]) == 0
     assert "sigma=2.0" in capsys.readouterr().out
+
+
+ADVICE = ("the command line reads numeric binary labels only (a benchmark such as magic04 "
+          "maps its own: --data magic04)")
+
+
+@pytest.mark.parametrize("command", ["run", "bounds"])   # chunked reader; whole-file reader
+@pytest.mark.parametrize("name, text, expected", [
+    ("three.libsvm", "1 1:1\n2 1:2\n3 1:3\n",
+     "3 distinct labels [1.0, 2.0, 3.0]; a binary file is needed, or " + ADVICE
+     + " or positive=label (one-vs-rest), or labels='keep'"),
+    ("single.libsvm", "5 1:1\n5 1:2\n", "a single label [5.0] that is not -1 or +1; " + ADVICE),
+    ("s.csv", "1.0,2.0,g\n3.0,4.0,h\n5,6,x\n",
+     "the labels are not numbers (line 1: 'g'; labels ['g', 'h', 'x']); " + ADVICE),
+])
+def test_labels_errors_on_the_command_line_word_by_word(tmp_path, capsys, command, name, text,
+                                                        expected):
+    """The whole line, as the command printed it when it rewrote the library's message
+    with regular expressions (now from the error's fields)."""
+    path = tmp_path / name
+    path.write_text(text)
+    argv = [command, "--data", str(path)] + (["--no-progress"] if command == "run" else [])
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err == f"okl: error: {path}: {expected}\n"
+
+
+def test_a_dataset_not_cached_word_by_word(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OKL_DATA", str(tmp_path))
+    assert cli.main(["sweep", "--learner", "NORMA", "--data", "w8a", "--no-progress"]) == 2
+    url = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/w8a"
+    assert capsys.readouterr().err == (
+        f"okl: error: dataset 'w8a' is not in {tmp_path} (looked for w8a, plain or "
+        f".gz/.bz2/.xz/.zip); set the environment variable OKL_DATA to a directory that has "
+        f"it, or download it with `okl sweep ... --download` or by hand from {url} "
+        f"(https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary.html#w8a)\n")
 
 
 def test_string_labels_in_a_file_get_command_line_advice(tmp_path, capsys):
@@ -279,7 +317,7 @@ def test_every_command_help_is_plain_and_states_defaults(command, capsys):
     if command in ("run", "bounds"):
         assert "width (default 1)" in out and "degree (default 2)" in out
     if command == "bounds":
-        assert "learner class (default Perceptron)" in out
+        assert "module:Class of your own (default Perceptron)" in out
     if command == "reproduce":
         assert "learners (default 0)" in out
 
@@ -321,13 +359,13 @@ def test_an_unreachable_dask_scheduler_is_one_line(command, tmp_path, monkeypatc
     """``okl sweep --dask tcp://host:port`` with no scheduler there ended in a
     distributed OSError traceback ('Timed out trying to connect ... after 30 s')."""
     from okl import experiments
-    from okl.experiments import sweep as sw
+    from okl.experiments import executor
 
     def unreachable(*args, **kwargs):
         raise OSError("Timed out trying to connect to tcp://127.0.0.1:1 after 30 s")
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sw, "_on_dask", unreachable)
+    monkeypatch.setattr(executor, "_on_dask", unreachable)   # sweep's and reproduce's
     monkeypatch.setattr(experiments, "run", unreachable)
     argv = (["sweep", "--learner", "NORMA", "--rounds", "30", "--no-progress"]
             if command == "sweep" else ["reproduce", "pomdr-table2", "--quick"])

@@ -316,6 +316,28 @@ def test_absent_dataset_raises_naming_the_variable_directory_and_url(tmp_path):
     assert "download=True" in message
 
 
+def test_absent_dataset_error_carries_its_fields(tmp_path):
+    """The message is made of the fields (written out here as before they existed);
+    ``message(download)`` names another way to download; the error pickles."""
+    import pickle
+
+    with pytest.raises(DatasetNotFoundError) as info:
+        load("a9a", data_home=tmp_path)
+    exc = info.value
+    url = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/a9a"
+    page = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary.html#a9a"
+    assert (exc.name, exc.directory, exc.filenames, exc.url, exc.page) == (
+        "a9a", tmp_path, ("a9a",), url, page)
+    text = (f"dataset 'a9a' is not in {tmp_path} (looked for a9a, plain or "
+            f".gz/.bz2/.xz/.zip); set the environment variable OKL_DATA to a directory that "
+            f"has it, or download it with {{}} or by hand from {url} ({page})")
+    assert str(exc) == text.format("okl.datasets.load('a9a', download=True)")
+    assert exc.message(download="HOW") == text.format("HOW")
+    again = pickle.loads(pickle.dumps(exc))
+    assert type(again) is DatasetNotFoundError and str(again) == str(exc)
+    assert isinstance(again, FileNotFoundError) and again.name == "a9a"
+
+
 def test_a_directory_of_files_the_user_has(tmp_path):
     (tmp_path / "IJCNN1.bz2").write_bytes(bz2.compress(TINY))   # case does not matter
     (tmp_path / "cod-rna.t.gz").write_bytes(gzip.compress(TINY))

@@ -282,3 +282,63 @@ def test_compressed_csv(tmp_path):
         X, y = load_csv(write(tmp_path, name, blob), labels={"g": 1, "h": -1})
         np.testing.assert_array_equal(X, X0)
         np.testing.assert_array_equal(y, y0)
+
+
+# -- the labels error carries its fields -----------------------------------------------------
+
+def _chunked(path):
+    from okl.datasets.chunks import iter_chunks
+    return list(iter_chunks(path, chunk_rows=2))
+
+
+@pytest.mark.parametrize("read", [load_libsvm, _chunked])
+@pytest.mark.parametrize("text, fields, message", [
+    ("1 1:1\n2 1:2\n3 1:3\n2 1:4\n", dict(labels=[1.0, 2.0, 3.0], n_labels=3, numeric=True),
+     "{path}: 3 distinct labels [1.0, 2.0, 3.0]; a binary file is needed, or give "
+     "labels={{label: +1 or -1}} or positive=label (one-vs-rest), or labels='keep'"),
+    ("".join(f"{k} 1:1\n" for k in range(12)),
+     dict(labels=[float(k) for k in range(10)], n_labels=12, numeric=True),
+     "{path}: 12 distinct labels [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]; a binary "
+     "file is needed, or give labels={{label: +1 or -1}} or positive=label (one-vs-rest), "
+     "or labels='keep'"),
+    ("3 1:1\n3 1:2\n", dict(labels=[3.0], n_labels=1, numeric=True),
+     "{path}: a single label [3.0] that is not -1 or +1; give labels={{3: +1 or -1}}"),
+])
+def test_labels_error_fields_message_and_pickle(tmp_path, read, text, fields, message):
+    """The message a Python user reads is the readers' (written out here as it was before
+    the error carried fields); ``message(advice)`` puts other advice in place of the
+    ``labels=`` keyword, and the error pickles with its fields."""
+    import pickle
+
+    from okl.datasets.files import LabelsError
+
+    path = write(tmp_path, "m.svm", text)
+    with pytest.raises(LabelsError) as info:
+        read(path)
+    exc = info.value
+    assert isinstance(exc, ValueError)
+    assert str(exc) == message.format(path=path)
+    assert {k: getattr(exc, k) for k in fields} == fields and str(exc.path) == str(path)
+    advised = exc.message(advice="ADVICE")
+    assert "ADVICE" in advised and "labels={" not in advised
+    assert advised.startswith(str(path) + ": ")
+    again = pickle.loads(pickle.dumps(exc))
+    assert type(again) is LabelsError and str(again) == str(exc)
+    assert (again.labels, again.n_labels, again.numeric) == (exc.labels, exc.n_labels,
+                                                             exc.numeric)
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_labels_error_of_string_labels_names_the_line(tmp_path, chunked):
+    from okl.datasets.files import LabelsError
+
+    path = write(tmp_path, "m.data", "1,2,g\n3,4,h\n5,6,g\n")
+    with pytest.raises(LabelsError) as info:
+        _chunked(path) if chunked else load_csv(path)
+    exc = info.value
+    assert str(exc) == (f"{path}: the labels are not numbers (line 1: 'g'; labels ['g', "
+                        f"'h']); give labels={{...: +1, ...: -1}} to map them to -1/+1")
+    assert (exc.labels, exc.n_labels, exc.numeric, exc.line, exc.value) == (
+        ["g", "h"], 2, False, 1, "g")
+    assert exc.message(advice="ADVICE") == (f"{path}: the labels are not numbers (line 1: "
+                                            f"'g'; labels ['g', 'h']); ADVICE")

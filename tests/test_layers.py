@@ -17,7 +17,8 @@ LAYERS = [
     ("okl.kernels", "okl.trace"),
     ("okl.datasets",),
     ("okl.learners",),
-    ("okl.testing", "okl.sklearn", "okl.river", "okl.streaming", "okl.plotting"),
+    ("okl.testing", "okl.sklearn", "okl.river", "okl._wrapper", "okl.streaming",
+     "okl.plotting"),
     ("okl.experiments",),
     ("okl.cli",),
 ]

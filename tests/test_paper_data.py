@@ -140,6 +140,27 @@ def test_missing_files_name_the_files_and_the_variable(tmp_path):
     assert isinstance(info.value, FileNotFoundError)
 
 
+def test_missing_files_error_carries_its_fields(tmp_path):
+    import pickle
+
+    from okl.datasets.paper_data import PaperDataNotFoundError
+
+    (tmp_path / "a9a").write_bytes((DATA / "a9a").read_bytes())
+    with pytest.raises(PaperDataNotFoundError) as info:
+        paper_data("a9a", "pomdr", data_home=tmp_path)
+    exc = info.value
+    assert (exc.name, exc.paper, exc.parts, exc.missing, exc.directory, exc.filenames) == (
+        "a9a", "pomdr", ("a9a", "a9a.t"), ("a9a.t",), tmp_path, (("a9a.t",),))
+    text = (f"a9a (pomdr) needs a9a + a9a.t; missing from {tmp_path}: a9a.t (plain or "
+            f".gz/.bz2/.xz/.zip).  Set the environment variable OKL_DATA to a directory "
+            f"that has them, or download them with {{}}")
+    assert str(exc) == text.format("okl.datasets.fetch_file(name)")
+    assert exc.message(download="HOW") == text.format("HOW")
+    again = pickle.loads(pickle.dumps(exc))
+    assert type(again) is PaperDataNotFoundError and str(again) == str(exc)
+    assert isinstance(again, DatasetNotFoundError)
+
+
 def test_unknown_paper_or_dataset():
     with pytest.raises(ValueError, match="unknown paper 'pomd'"):
         paper_data("a9a", "pomd")

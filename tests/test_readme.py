@@ -94,9 +94,16 @@ def test_the_readme_opens_with_the_two_commands():
 
 
 @pytest.mark.parametrize("index", range(len(code_blocks("python"))))
-def test_python_block_runs(index):
+def test_python_block_runs(index, monkeypatch):
+    """Each block runs as a module of its own, as in a user's script (a class it defines
+    pickles by name)."""
+    import sys
+    import types
+
     block = code_blocks("python")[index]
-    exec(compile(block, f"README.md python block {index + 1}", "exec"), {})
+    module = types.ModuleType(f"readme_block_{index + 1}")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(compile(block, f"README.md python block {index + 1}", "exec"), module.__dict__)
 
 
 def test_there_is_a_python_block():

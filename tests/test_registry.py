@@ -215,3 +215,17 @@ def test_okl_bounds_with_a_module_class(own_module, capsys):
     assert "a bound of my own: at most one mistake a round" in out
     assert "1 bound(s) checked: every bound holds" in out
     assert "Bounded" not in okl.learners.entries()      # register=False
+
+
+def test_okl_sweep_with_a_module_class_on_a_dask_cluster(own_module, capsys):
+    """Dask worker processes find the user's module where okl found it (the folder okl put
+    on sys.path travels with every task): the same rows as joblib's."""
+    distributed = pytest.importorskip("distributed")
+    argv = ["sweep", "--learner", "mylearners:MyPerceptron", "-p", "C=0.5,2", "--rounds",
+            "200", "--features", "3", "--permutations", "2", "--no-progress", "--no-timing"]
+    assert main(argv + ["--out", "local"]) == 0, capsys.readouterr().err
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        assert main(argv + ["--out", "remote", "--dask", cluster.scheduler_address]) == 0, \
+            capsys.readouterr().err
+    assert Path("local.csv").read_text() == Path("remote.csv").read_text()

@@ -200,10 +200,17 @@ def test_a_failed_dask_run_is_raised_after_every_other_run_is_saved(tmp_path, mo
 
 
 # ---------------------------------------------------------------- real signals
+def _default_sigint():
+    # a command started in the background of a non-interactive shell (`pytest &`, a CI
+    # runner) inherits SIGINT ignored, and Python then keeps ignoring it: give the child
+    # the default disposition, as a terminal's Ctrl-C finds it
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(prefix, *extra):
     cmd = [sys.executable, "-m", "okl.cli", *BIG, "--out", str(prefix), *extra]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_default_sigint)
 
 
 def _wait_for(journal, k, proc, timeout=120):

@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from okl.datasets.files import (_canonical_csr, _check_mapping, _check_path, _check_skip,
-                                _csv_block, _csv_records, _libsvm_line_problem, _map_labels,
-                                open_data_file)
+from okl.datasets.files import (LabelsError, _canonical_csr, _check_mapping, _check_path,
+                                _check_skip, _csv_block, _csv_records, _libsvm_line_problem,
+                                _map_labels, open_data_file)
 
 __all__ = ["iter_chunks", "scan", "select_rows", "FileInfo", "DEFAULT_CHUNK_ROWS"]
 
@@ -144,18 +144,14 @@ def _auto_mapping(distinct, path):
     """The binary label rule of the whole-file readers, as an explicit mapping."""
     values = sorted(distinct)
     if any(isinstance(v, str) for v in values):
-        raise ValueError(f"{path}: the labels are not numbers ({values[:10]}); give "
-                         f"labels={{...: +1, ...: -1}} to map them to -1/+1")
+        raise LabelsError(path, values[:10], n_labels=len(values), numeric=False)
     if len(values) > 2:
-        raise ValueError(f"{path}: {len(values)} distinct labels {values[:10]}; a binary "
-                         f"file is needed, or give labels={{label: +1 or -1}} or "
-                         f"positive=label (one-vs-rest), or labels='keep'")
+        raise LabelsError(path, values[:10], n_labels=len(values))
     if set(values) <= {-1.0, 1.0}:
         return {v: v for v in values}
     if len(values) == 2:
         return {values[0]: -1.0, values[1]: 1.0}
-    raise ValueError(f"{path}: a single label {values} that is not -1 or +1; "
-                     f"give labels={{{values[0]:g}: +1 or -1}}")
+    raise LabelsError(path, values)
 
 
 # ----------------------------------------------------------------------------
@@ -214,28 +210,17 @@ def scan(path, *, format=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, zero_based=
                         tuple(sorted(labels)))
     n_features = None
     skip = _check_skip(skip_columns)
-    rows, lines = [], []
-    for fields, line, n_fields in _csv_records(path, member=member, encoding=encoding,
-                                               delimiter=delimiter, header=header,
-                                               label_column=label_column, skip=skip):
-        rows.append(fields)
-        lines.append(line)
-        if len(rows) >= chunk_rows:
-            _, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
-                                n_fields=n_fields, need_mapping=need_mapping, keep=False,
-                                skip=skip)
-            _check_finite_labels(raw, path, lines)
-            labels.update(raw.tolist())
-            n += len(rows)
-            rows, lines = [], []
-        n_features = n_fields - 1 - len(set(skip))
-    if rows:
+    for rows, lines, n_fields in _csv_blocks(path, chunk_rows, member=member,
+                                             encoding=encoding, delimiter=delimiter,
+                                             header=header, label_column=label_column,
+                                             skip=skip):
         _, raw = _csv_block(rows, lines, path, label_column=label_column % n_fields,
                             n_fields=n_fields, need_mapping=need_mapping, keep=False,
                             skip=skip)
         _check_finite_labels(raw, path, lines)
         labels.update(raw.tolist())
         n += len(rows)
+        n_features = n_fields - 1 - len(set(skip))
     if n == 0:
         raise ValueError(f"{path}: the CSV file holds no examples")
     kinds = {isinstance(v, str) for v in labels}
@@ -344,9 +329,24 @@ def _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
                         delimiter=delimiter, member=member, encoding=encoding,
                         skip_columns=skip, need_mapping=True)
         labels = _auto_mapping(info.labels, path)
-    rows, lines = [], []
     n = 0
-    n_fields = None
+    for rows, lines, n_fields in _csv_blocks(path, chunk_rows, member=member,
+                                             encoding=encoding, delimiter=delimiter,
+                                             header=header, label_column=label_column,
+                                             skip=skip, n_features=n_features):
+        n += len(rows)
+        yield _csv_chunk(rows, lines, path, label_column % n_fields, n_fields, labels,
+                         positive, skip)
+    if n == 0:
+        raise ValueError(f"{path}: the CSV file holds no examples")
+
+
+def _csv_blocks(path, chunk_rows, *, member, encoding, delimiter, header, label_column,
+                skip, n_features=None):
+    """``(rows, lines, n_fields)``: the CSV records of ``path`` (``_csv_records``) in
+    blocks of ``chunk_rows`` (the last may be shorter).  With ``n_features``, a record of
+    another width is a ``ValueError`` naming its line."""
+    rows, lines = [], []
     for fields, line, n_fields in _csv_records(path, member=member, encoding=encoding,
                                                delimiter=delimiter, header=header,
                                                label_column=label_column, skip=skip):
@@ -357,16 +357,10 @@ def _chunks(path, format, chunk_rows, n_features, labels, positive, zero_based,
         rows.append(fields)
         lines.append(line)
         if len(rows) >= chunk_rows:
-            n += len(rows)
-            yield _csv_chunk(rows, lines, path, label_column % n_fields, n_fields,
-                             labels, positive, skip)
+            yield rows, lines, n_fields
             rows, lines = [], []
     if rows:
-        n += len(rows)
-        yield _csv_chunk(rows, lines, path, label_column % n_fields, n_fields, labels,
-                         positive, skip)
-    if n == 0:
-        raise ValueError(f"{path}: the CSV file holds no examples")
+        yield rows, lines, n_fields
 
 
 def _csv_chunk(rows, lines, path, label_column, n_fields, labels, positive, skip):

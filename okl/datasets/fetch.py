@@ -38,8 +38,8 @@ server (or a ``file://`` URL).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
-import numbers
 import http.client
 import os
 import sys
@@ -53,7 +53,8 @@ import numpy as np
 
 from okl.datasets import chunks as _chunks
 from okl.datasets.chunks import DEFAULT_CHUNK_ROWS, select_rows
-from okl.datasets.files import ARCHIVE_SUFFIXES, COMPRESSION_SUFFIXES, load_csv, load_libsvm
+from okl.datasets.files import (ARCHIVE_SUFFIXES, COMPRESSION_SUFFIXES, _check_n_rows, load_csv,
+                                load_libsvm)
 from okl.datasets.registry import DATASETS, RemoteDataset, Source  # re-exported
 
 __all__ = ["Source", "RemoteDataset", "DATASETS", "DATA_ENV", "MIRROR_ENV",
@@ -67,7 +68,45 @@ _CHUNK = 1 << 20
 
 
 class DatasetNotFoundError(FileNotFoundError):
-    """A dataset's file is not in the data directory and downloading was not asked for."""
+    """A dataset's file is not in the data directory and downloading was not asked for.
+
+    The message names the directory, the files looked for, ``$OKL_DATA`` and how to
+    download the file: the Python call ``okl.datasets.load(NAME, download=True)``, or
+    what ``message(download)`` is given instead (the ``okl`` command names its
+    ``--download``).
+
+    Attributes
+    ----------
+    name : str
+        The dataset (a key of ``DATASETS``).
+    directory : Path
+        The data directory searched.
+    filenames : tuple of str
+        The file names accepted (plain or compressed).
+    url : str
+        Where the file can be downloaded by hand.
+    page : str or None
+        The dataset's web page.
+    """
+
+    def __init__(self, name, directory, filenames, url, page=None):
+        self.name, self.directory, self.filenames = name, directory, tuple(filenames)
+        self.url, self.page = url, page
+        super().__init__(self.message())
+
+    def __reduce__(self):           # pickled by its fields (joblib and Dask workers)
+        return functools.partial(type(self), self.name, self.directory, self.filenames,
+                                 self.url, self.page), ()
+
+    def message(self, download: str | None = None) -> str:
+        """The message, with ``download`` (how to download the file) in place of the
+        Python call ``okl.datasets.load(NAME, download=True)``."""
+        download = download or f"okl.datasets.load({self.name!r}, download=True)"
+        return (f"dataset {self.name!r} is not in {self.directory} (looked for "
+                f"{' or '.join(self.filenames)}, plain or .gz/.bz2/.xz/.zip); set the "
+                f"environment variable {DATA_ENV} to a directory that has it, or download "
+                f"it with {download} or by hand from {self.url}"
+                + (f" ({self.page})" if self.page else ""))
 
 
 class DownloadError(ConnectionError):
@@ -313,12 +352,7 @@ def fetch_file(name, *, data_home=None, download: bool = True, force: bool = Fal
         return found
     urls = [_url(s, mirror) for s in spec.sources]
     if not download:
-        raise DatasetNotFoundError(
-            f"dataset {spec.name!r} is not in {directory} (looked for "
-            f"{' or '.join(spec.filenames)}, plain or .gz/.bz2/.xz/.zip); set the "
-            f"environment variable {DATA_ENV} to a directory that has it, or download it "
-            f"with okl.datasets.load({spec.name!r}, download=True) or by hand from "
-            f"{urls[0]}" + (f" ({spec.page})" if spec.page else ""))
+        raise DatasetNotFoundError(spec.name, directory, spec.filenames, urls[0], spec.page)
     if progress is None:
         progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
     errors = []
@@ -411,10 +445,7 @@ def load(name, *, download: bool = False, data_home=None, n_rows: int | None = N
         (``usps``, ``usps.t``: 1.0 .. 10.0, the digit plus one) the file's labels
     """
     spec = _spec(name)
-    if n_rows is not None:
-        if isinstance(n_rows, bool) or not isinstance(n_rows, numbers.Integral) or n_rows < 1:
-            raise ValueError(f"n_rows must be None or a positive integer, got {n_rows!r}")
-        n_rows = int(n_rows)
+    n_rows = _check_n_rows(n_rows)
     path, source = fetch_file(spec, data_home=data_home, download=download, mirror=mirror,
                               progress=progress, verify=verify)
     if n_rows is not None and streamed(spec):
@@ -518,33 +549,17 @@ def iter_chunks(source, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
     Parameters
     ----------
     source : str or Path
-        A file (``.gz``, ``.bz2``, ``.xz``, ``.zip`` decompressed on the fly; the format
-        from ``format`` or the name: ``.csv``, ``.data``, ``.dat``, ``.tsv`` are CSV,
-        anything else LIBSVM), or the name of a dataset of ``okl.datasets.DATASETS``
-        (found in the data directory, never downloaded; its format, width and labels
-        come from the registry).
-    chunk_rows : int
-        Lines per block: a LIBSVM block holds the examples of ``chunk_rows`` physical
-        lines (fewer when some are blank or comments), a CSV block ``chunk_rows``
-        examples; the last block may be shorter.  Memory is proportional to it.
-    n_features : int, optional
-        The width of every block (LIBSVM; CSV files have theirs).  Default: the
-        registry's, else a first pass over the file (``scan``).
-    labels, positive
-        As in ``load_libsvm``; with neither (and a file that is not a registry dataset)
-        the first pass finds the label set and applies the whole-file rule (-1/+1 kept,
-        two other numbers ``a < b`` to -1/+1).
-    zero_based : bool or "auto"
-        As in ``load_libsvm``; "auto" is decided for the whole file by the first pass
-        (a registry LIBSVM dataset is 1-based).
-    label_column, header, delimiter, encoding, skip_columns
-        As in ``load_csv``.
-    member : str, optional
-        The file inside a zip archive.
+        A file, or the name of a dataset of ``okl.datasets.DATASETS`` (found in the data
+        directory, never downloaded).
     data_home
         The data directory for a dataset name.
-    info : FileInfo, optional
-        The result of an earlier ``scan`` of the same file (saves the first pass).
+    chunk_rows, format, n_features, labels, positive, zero_based, member, info
+        As in ``okl.datasets.chunks.iter_chunks``.  For a dataset name the registry gives
+        the format, the width (unless ``n_features`` is given), the labels (unless
+        ``labels`` or ``positive`` is), the CSV layout and the archive member, and its
+        LIBSVM files are 1-based.
+    label_column, header, delimiter, encoding, skip_columns
+        As in ``load_csv``.
 
     Yields
     ------
@@ -558,9 +573,7 @@ def iter_chunks(source, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format=None,
     DatasetNotFoundError
         A dataset whose file is not in the data directory.
     ValueError
-        As the whole-file readers: a malformed line (file and line number), a
-        non-finite value or label, an empty file, labels that are not binary while
-        no mapping is given.
+        As ``okl.datasets.chunks.iter_chunks`` (the file and line of a malformed line).
     """
     _chunks._check_chunking(chunk_rows, zero_based)
     path, spec, spec_member = _resolve(source, data_home)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bz2
 import csv
+import functools
 import gzip
 import io
 import itertools
@@ -30,7 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["load_libsvm", "load_csv", "open_data_file", "COMPRESSION_SUFFIXES"]
+__all__ = ["load_libsvm", "load_csv", "open_data_file", "COMPRESSION_SUFFIXES",
+           "LabelsError"]
 
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zip")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")
@@ -242,6 +244,56 @@ def _check_n_rows(n_rows):
 # Labels
 # ----------------------------------------------------------------------------
 
+class LabelsError(ValueError):
+    """A file's labels are not a binary set of numbers, and no mapping was given.
+
+    The whole-file rule (module docstring) maps -1/+1 and any two numbers to -1/+1;
+    other label sets need the readers' ``labels=`` or ``positive=``, which the message
+    advises.  A caller without those keywords (the ``okl`` command) words its own
+    advice from the fields with ``message(advice)``.
+
+    Attributes
+    ----------
+    path : str or Path
+        The file.
+    labels : list
+        The distinct labels found (the first ten, sorted).
+    n_labels : int
+        How many distinct labels there are.
+    numeric : bool
+        Whether the labels are numbers (else they are strings to be mapped).
+    line : int or None
+        The line of the first label that is not a number (CSV readers), with
+    value : str or None
+        that label.
+    """
+
+    def __init__(self, path, labels, *, n_labels=None, numeric=True, line=None, value=None):
+        self.path, self.labels = path, list(labels)
+        self.n_labels = len(self.labels) if n_labels is None else n_labels
+        self.numeric, self.line, self.value = numeric, line, value
+        super().__init__(self.message())
+
+    def __reduce__(self):           # pickled by its fields (joblib and Dask workers)
+        return functools.partial(type(self), self.path, self.labels, n_labels=self.n_labels,
+                                 numeric=self.numeric, line=self.line, value=self.value), ()
+
+    def message(self, advice: str | None = None) -> str:
+        """The message, with ``advice`` (how to map the labels) in place of the
+        readers' keywords (``give labels={...}``)."""
+        if not self.numeric:
+            found = (f"line {self.line}: {self.value!r}; labels {self.labels}"
+                     if self.line is not None else f"{self.labels}")
+            return (f"{self.path}: the labels are not numbers ({found}); "
+                    + (advice or "give labels={...: +1, ...: -1} to map them to -1/+1"))
+        if self.n_labels > 2:
+            return (f"{self.path}: {self.n_labels} distinct labels {self.labels}; a binary "
+                    f"file is needed, or {advice or 'give labels={label: +1 or -1}'} or "
+                    f"positive=label (one-vs-rest), or labels='keep'")
+        return (f"{self.path}: a single label {self.labels} that is not -1 or +1; "
+                + (advice or f"give labels={{{self.labels[0]:g}: +1 or -1}}"))
+
+
 def _label_key(value):
     """A hashable key under which a label is looked up in a ``labels`` mapping."""
     if isinstance(value, (bytes, np.bytes_)):
@@ -305,8 +357,7 @@ def _map_labels(raw, path, *, labels, positive, line_of):
         return targets[inverse.ravel()]
     if raw.dtype.kind not in "biuf":
         distinct = np.unique(raw)
-        raise ValueError(f"{path}: the labels are not numbers ({distinct[:10].tolist()}); "
-                         f"give labels={{...: +1, ...: -1}} to map them to -1/+1")
+        raise LabelsError(path, distinct[:10].tolist(), n_labels=len(distinct), numeric=False)
     raw = raw.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(raw))
     if bad.size:
@@ -315,15 +366,12 @@ def _map_labels(raw, path, *, labels, positive, line_of):
         return raw
     distinct = np.unique(raw)
     if len(distinct) > 2:
-        raise ValueError(f"{path}: {len(distinct)} distinct labels {distinct[:10].tolist()}; "
-                         f"a binary file is needed, or give labels={{label: +1 or -1}} or "
-                         f"positive=label (one-vs-rest), or labels='keep'")
+        raise LabelsError(path, distinct[:10].tolist(), n_labels=len(distinct))
     if set(distinct.tolist()) <= {-1.0, 1.0}:
         return raw
     if len(distinct) == 2:
         return np.where(raw == distinct[1], 1.0, -1.0)
-    raise ValueError(f"{path}: a single label {distinct.tolist()} that is not -1 or +1; "
-                     f"give labels={{{distinct[0]:g}: +1 or -1}}")
+    raise LabelsError(path, distinct.tolist())
 
 
 # ----------------------------------------------------------------------------
@@ -698,9 +746,8 @@ def _csv_block(rows, lines, path, *, label_column, n_fields, need_mapping, keep,
         if need_mapping:
             first_bad = next(i for i, v in enumerate(raw_labels) if not _is_number(v))
             distinct = sorted(set(raw_labels))
-            raise ValueError(f"{path}: the labels are not numbers (line {lines[first_bad]}: "
-                             f"{raw_labels[first_bad]!r}; labels {distinct[:10]}); give "
-                             f"labels={{...: +1, ...: -1}} to map them to -1/+1")
+            raise LabelsError(path, distinct[:10], n_labels=len(distinct), numeric=False,
+                              line=lines[first_bad], value=raw_labels[first_bad])
         if keep:
             raise ValueError(f"{path}: labels='keep' needs numeric labels")
     return X, raw

@@ -32,7 +32,7 @@ a paper (name, size, dimension, task, steps) without reading any file.
 """
 from __future__ import annotations
 
-import numbers
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,10 +40,11 @@ import scipy.sparse as sp
 
 from okl.datasets import fetch
 from okl.datasets.fetch import draw_indices  # the row draw of ``load``, used here too
+from okl.datasets.files import _check_n_rows
 from okl.datasets.registry import DATASETS, PAPER_DATASETS, PAPERS, SCALINGS, PaperDataset
 from okl.datasets.synthetic import adversarial_rescaling
 
-__all__ = ["PaperData", "PaperDataset", "paper_data", "paper_datasets", "PAPERS",
+__all__ = ["PaperData", "PaperDataset", "PaperDataNotFoundError", "paper_data", "paper_datasets", "PAPERS",
            "ADVERSARIAL_SCALE"]
 
 ADVERSARIAL_SCALE = 2.0 ** -3
@@ -143,30 +144,66 @@ def paper_datasets(paper: str) -> dict:
     return {k[1]: v for k, v in PAPER_DATASETS.items() if k[0] == paper}
 
 
-def _check_n_rows(n_rows):
-    if n_rows is None:
-        return None
-    if isinstance(n_rows, bool) or not isinstance(n_rows, numbers.Integral) or n_rows < 1:
-        raise ValueError(f"n_rows must be None or a positive integer, got {n_rows!r}")
-    return int(n_rows)
-
-
 def _n(value) -> str:
     return f"{value:,}"
+
+
+class PaperDataNotFoundError(fetch.DatasetNotFoundError):
+    """Files of a paper's dataset are not in the data directory (``paper_data`` never
+    downloads).
+
+    The message names the files, the directory, ``$OKL_DATA``, how to download them
+    (``okl.datasets.fetch_file(name)``, or what ``message(download)`` is given) and
+    how to get a file that needs a login.
+
+    Attributes
+    ----------
+    name, paper : str
+        The dataset as the paper names it, and the paper.
+    parts : tuple of str
+        The datasets of ``DATASETS`` it is made of.
+    missing : tuple of str
+        The parts whose file is missing.
+    directory : Path
+        The data directory searched.
+    filenames : tuple of tuple of str
+        The file names accepted for each missing part.
+    how_to_get : tuple of str
+        The missing parts' instructions for a file that needs a login (may be empty).
+    """
+
+    def __init__(self, name, paper, parts, missing, directory, filenames, how_to_get=()):
+        self.name, self.paper, self.directory = name, paper, directory
+        self.parts, self.missing = tuple(parts), tuple(missing)
+        self.filenames = tuple(tuple(f) for f in filenames)
+        self.how_to_get, self.url, self.page = tuple(how_to_get), None, None
+        FileNotFoundError.__init__(self, self.message())
+
+    def __reduce__(self):           # pickled by its fields (joblib and Dask workers)
+        return functools.partial(type(self), self.name, self.paper, self.parts,
+                                 self.missing, self.directory, self.filenames,
+                                 self.how_to_get), ()
+
+    def message(self, download: str | None = None) -> str:
+        """The message, with ``download`` (how to download the files) in place of the
+        Python call ``okl.datasets.fetch_file(name)``."""
+        wanted = ", ".join(" or ".join(f) for f in self.filenames)
+        extra = " ".join(self.how_to_get)
+        return (f"{self.name} ({self.paper}) needs {' + '.join(self.parts)}; missing from "
+                f"{self.directory}: {wanted} (plain or .gz/.bz2/.xz/.zip).  Set the "
+                f"environment variable {fetch.DATA_ENV} to a directory that has them, or "
+                f"download them with {download or 'okl.datasets.fetch_file(name)'}"
+                + (f".  {extra}" if extra else ""))
 
 
 def _missing_error(decl, data_home):
     missing = [p for p in decl.parts if fetch.find(p, data_home) is None]
     if not missing:
         return None
-    directory = fetch.data_home(data_home)
-    wanted = ", ".join(" or ".join(DATASETS[p].filenames) for p in missing)
-    extra = " ".join(DATASETS[p].how_to_get for p in missing if DATASETS[p].how_to_get)
-    return fetch.DatasetNotFoundError(
-        f"{decl.name} ({decl.paper}) needs {' + '.join(decl.parts)}; missing from "
-        f"{directory}: {wanted} (plain or .gz/.bz2/.xz/.zip).  Set the environment variable "
-        f"{fetch.DATA_ENV} to a directory that has them, or download them with "
-        f"okl.datasets.fetch_file(name)" + (f".  {extra}" if extra else ""))
+    return PaperDataNotFoundError(
+        decl.name, decl.paper, decl.parts, missing, fetch.data_home(data_home),
+        [DATASETS[p].filenames for p in missing],
+        [DATASETS[p].how_to_get for p in missing if DATASETS[p].how_to_get])
 
 
 def _read_parts(decl, data_home, k=None, seed=0):

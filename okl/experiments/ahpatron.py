@@ -514,37 +514,32 @@ class Table2(_Tables):
         self.notes = type(self).notes + (SPLIT_NOTE.format(split=self.ahpatron_split),)
 
     table_learners = TABLE2_LEARNERS + EXTRA_LEARNERS
-
-    def default_learners(self):
-        return TABLE2_LEARNERS
-
-    def learners(self, options):
-        return self.split_learners(options)[0]
+    extra_learners = EXTRA_LEARNERS
 
     def paper_kernel(self, data):
         return Gaussian(data.settings["sigma"])
 
     def runs(self, data, options, results):
         T = data.info(options.n_rounds)["n_rounds"]
-        runs = []
-        for name in self.learners(options):
+
+        def row_runs(name):
             if name in NOT_IMPLEMENTED:
-                continue
+                return []
             if name == "AVP":
-                if T <= AVP_MAX_ROUNDS:
-                    runs += self._avp_runs(data, options, T, results)[0]
-                continue
-            runs += rn.grid_runs(data, name, self.grid(name, T, data.name), options,
-                                 make=make_learner, settings=self.settings(data, name, T))
-        if "AVP" in self.learners(options) and "Ahpatron" not in self.learners(options) \
-                and T <= AVP_MAX_ROUNDS:
-            runs = self._ahpatron_runs(data, options, T) + runs   # AVP needs Ahpatron's eps
-        return runs + self.own_runs(data, options, self.split_learners(options)[1])
+                return self._avp_runs(data, options, T, results)[0] if T <= AVP_MAX_ROUNDS \
+                    else []
+            return rn.grid_runs(data, name, self.grid(name, T, data.name), options,
+                                make=make_learner, settings=self.settings(data, name, T))
+        chosen = self.chosen_learners(options)
+        first = []
+        if "AVP" in chosen and "Ahpatron" not in chosen and T <= AVP_MAX_ROUNDS:
+            first = self._ahpatron_runs(data, options, T)     # AVP needs Ahpatron's eps
+        return first + self.table_runs(data, options, row_runs)
 
     def rows(self, data, runs, results, options):
         rows, grid = [], []
         T = data.info(options.n_rounds)["n_rounds"]
-        for name in self.learners(options):
+        for name in self.chosen_learners(options):
             in_paper = name in TABLE2_LEARNERS
             paper = PAPER_TABLE2[data.name].get(name) if in_paper else None
             base = dict(dataset=data.name, learner=name, in_paper=in_paper, status="ok",

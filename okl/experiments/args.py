@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 __all__ = ["SYNTHETIC", "KERNELS", "literal", "assignments", "stream", "add_data_arguments",
-           "kernel_from_args", "learner_from_args", "dataset_names", "positive_int",
+           "add_learner_arguments", "kernel_from_args", "learner_from_args", "dataset_names", "positive_int",
            "jobs", "check_required"]
 
 from okl.kernels import KERNELS as _KERNELS
@@ -119,6 +119,18 @@ def add_data_arguments(parser):
                         help="synthetic stream dimension (default 10)")
     parser.add_argument("--seed", type=int, default=0,
                         help="random seed (default 0)")
+
+
+def add_learner_arguments(parser):
+    """``--kernel``, ``--sigma``, ``--degree``, ``-p NAME=VALUE``: with the command's own
+    ``--learner``, what :func:`learner_from_args` reads (``okl run``, ``okl bounds``)."""
+    parser.add_argument("--kernel", choices=KERNELS, default="gaussian",
+                        help="the learner's kernel (default gaussian)")
+    parser.add_argument("--sigma", type=float, default=1.0,
+                        help="Gaussian/Laplacian width (default 1)")
+    parser.add_argument("--degree", type=int, default=2, help="polynomial degree (default 2)")
+    parser.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
+                        help="a learner parameter, e.g. -p lam=0.01 -p tau=500 (repeatable)")
 
 
 def kernel_from_args(args):

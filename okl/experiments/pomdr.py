@@ -366,12 +366,7 @@ class Table2(_Tables):
              "tuned step: magic04 17.60 %, a9a 16.72 %, w8a 2.58 %; see okl.SkeGD).")
 
     table_learners = TABLE2_LEARNERS + EXTRA_LEARNERS
-
-    def default_learners(self):
-        return TABLE2_LEARNERS
-
-    def learners(self, options):
-        return self.split_learners(options)[0]
+    extra_learners = EXTRA_LEARNERS
 
     def paper_kernel(self, data):
         return Gaussian(data.settings["sigma"])
@@ -379,22 +374,23 @@ class Table2(_Tables):
     def runs(self, data, options, results):
         T = data.info(options.n_rounds)["n_rounds"]
         settings = dict(sigma=data.settings["sigma"], zeta=data.settings["zeta"])
-        runs = []
-        for name in self.learners(options):
-            if name not in NOT_IMPLEMENTED:
-                extra = {}
-                if name == "SkeGD" and data.X is not None and data.X.shape[0] >= BUDGET:
-                    # the R code's X[SVb, ] (a file of fewer rows never fills the budget)
-                    pool = data.X[:BUDGET]
-                    extra["landmark_pool"] = np.asarray(
-                        pool.toarray() if hasattr(pool, "toarray") else pool, dtype=float)
-                runs += rn.grid_runs(data, name, learner_grid(name, T), options,
-                                     make=make_learner, settings={**settings, **extra})
-        return runs + self.own_runs(data, options, self.split_learners(options)[1])
+
+        def row_runs(name):
+            if name in NOT_IMPLEMENTED:
+                return []
+            extra = {}
+            if name == "SkeGD" and data.X is not None and data.X.shape[0] >= BUDGET:
+                # the R code's X[SVb, ] (a file of fewer rows never fills the budget)
+                pool = data.X[:BUDGET]
+                extra["landmark_pool"] = np.asarray(
+                    pool.toarray() if hasattr(pool, "toarray") else pool, dtype=float)
+            return rn.grid_runs(data, name, learner_grid(name, T), options,
+                                make=make_learner, settings={**settings, **extra})
+        return self.table_runs(data, options, row_runs)
 
     def rows(self, data, runs, results, options):
         rows, grid = [], []
-        for name in self.learners(options):
+        for name in self.chosen_learners(options):
             paper = PAPER_TABLE2[data.name][PAPER_COLUMN.get(name, name)]
             row = dict(dataset=data.name, learner=name, in_paper=name in TABLE2_LEARNERS,
                        status="ok", okl=None, okl_std=None,

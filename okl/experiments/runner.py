@@ -474,6 +474,8 @@ class Reproduction:
     # -- shared -------------------------------------------------------------------------
     #: the rows of the table (the paper's learners and okl's extra ones), in order
     table_learners: tuple = ()
+    #: okl's extra rows of the table, run only when named in ``--learners``
+    extra_learners: tuple = ()
     #: learners of your own join as starred rows (the paper's kernel, grid from -p,
     #: selected by the paper's rule) when the reproduction defines :meth:`paper_kernel`
     def paper_kernel(self, data: Prepared):
@@ -518,7 +520,21 @@ class Reproduction:
         return [n for n in known if n in table], mine
 
     def default_learners(self) -> tuple:
-        return self.table_learners
+        """The rows run when ``--learners`` names none: the table's but okl's extra ones."""
+        return tuple(n for n in self.table_learners if n not in self.extra_learners)
+
+    def chosen_learners(self, options: Options) -> list:
+        """The table's rows to run, in the table's order (:meth:`split_learners`)."""
+        return self.split_learners(options)[0]
+
+    def table_runs(self, data: Prepared, options: Options, row_runs) -> list[Run]:
+        """The runs of the table's rows to run (``row_runs(name)`` of each, in the table's
+        order), then those of the learners of your own (:meth:`own_runs`)."""
+        table, own = self.split_learners(options)
+        runs = []
+        for name in table:
+            runs += row_runs(name)
+        return runs + self.own_runs(data, options, own)
 
     def own_runs(self, data: Prepared, options: Options, names) -> list[Run]:
         """The runs of the learners of your own ``names``: every point of their ``-p``

@@ -146,6 +146,7 @@ from okl.experiments.bounds.report import (
     BoundsReport,
     GramUnavailable,
     Stream,
+    TooManyRoundsError,
     check_radii,
     empirical,
     format_report,
@@ -159,7 +160,7 @@ __all__ = ["BoundsReport", "bounds_report", "format_report", "plot_report", "com
            "seeds_report", "format_seeds", "rate_report", "format_rates", "is_deterministic",
            "coverage", "default_learner", "learner_names",
            "handler_for", "row", "na", "curve", "MAX_ROUNDS", "DEFAULT_RADII",
-           "DEFAULT_DELTA", "NO_BOUND"]
+           "DEFAULT_DELTA", "NO_BOUND", "TooManyRoundsError"]
 
 
 #: Learner class name -> its handler, ``"module:function"`` (imported on first use).  A
@@ -224,10 +225,11 @@ def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS,
 
     Raises
     ------
+    TooManyRoundsError
+        If ``T > max_rounds`` with ``comparator="exact"`` (a ``ValueError``).
     ValueError
-        If ``T > max_rounds`` with ``comparator="exact"``, the learner has already
-        learned, ``U`` is not positive and finite, or the stream is invalid for the
-        learner (its own message).
+        If the learner has already learned, ``U`` is not positive and finite, or the
+        stream is invalid for the learner (its own message).
     """
     from okl._validation import check_int, check_real
 
@@ -240,9 +242,7 @@ def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS,
     radii = check_radii(U)
     T = X.shape[0] if hasattr(X, "shape") and len(X.shape) == 2 else len(X)
     if T > max_rounds and comparator == "exact":
-        raise ValueError(f"the stream has T = {T} rounds, more than max_rounds = {max_rounds}: "
-                         f"the comparators and the Gram spectrum cost O(T^3); pass a prefix "
-                         f"(X[:{max_rounds}], y[:{max_rounds}]) or raise max_rounds")
+        raise TooManyRoundsError(T, max_rounds)
     if getattr(learner, "n_rounds", 0):
         raise ValueError(f"pass a fresh learner: {type(learner).__name__} has already learned "
                          f"{learner.n_rounds} rounds, and the bounds are for a run from f_1 = 0")

@@ -31,25 +31,31 @@ OKC09 = "Orabona, Keshet & Caputo 2009"
 THEOREM6_GAMMAS = tuple(float(g) for g in np.round(np.arange(1, 20) / 20.0, 2))
 
 
+def _mistake_rows(s, tr, name, src, bound, radii, rows, curves, *, note, inputs):
+    """The mistakes row against ``bound(L_T(f), ||f||)`` at the best hinge function ``f``
+    of the radius (of ``radii``) with the smallest bound, and its anytime curve: the bound
+    at the cumulative hinge loss of that ``f`` beside the cumulative mistakes."""
+    value, r = best([(bound(s.hinge(r).loss, s.hinge(r).norm), r) for r in radii])
+    c = s.hinge(r)
+    rows.append(row("mistakes |M_T|", tr.n_mistakes, value, src, note=note,
+                    inputs={"radius": r, "L": c.loss, "f_norm": c.norm, **inputs}))
+    cumL = np.cumsum(s.hinge_losses(r))
+    curves.append(curve(f"{name}: {src}", "mistakes", "cumulative mistakes",
+                        {"mistakes": tr.cumulative_mistakes},
+                        {f"bound (f* of radius {r:g})": [bound(L, c.norm) for L in cumL]}))
+
+
 def perceptron(s, learner, tr, radii, rows, curves, *, delta):
     """Perceptron: Theorems 1 and 2 quoted by Liao et al. 2024 (mistakes)."""
     from theory.ahpatron import perceptron_theorem1_bound, perceptron_theorem2_bound
 
-    M = tr.n_mistakes
     X2 = s.kappa_max
-    q = "mistakes |M_T|"
     for fn, src in ((perceptron_theorem1_bound, f"{LIAO24}, Theorem 1 (Dekel et al. 2005)"),
                     (perceptron_theorem2_bound,
                      f"{LIAO24}, Theorem 2 (Shalev-Shwartz 2007)")):
-        bound, r = best([(fn(s.hinge(r).loss, s.hinge(r).norm, X2), r) for r in radii])
-        c = s.hinge(r)
-        rows.append(row(q, M, bound, src, note=f"best f over radii {list(radii)}",
-                         inputs={"radius": r, "L": c.loss, "f_norm": c.norm, "kappa_max": X2}))
-        cumL = np.cumsum(s.hinge_losses(r))
-        curves.append(curve(f"Perceptron: {src}", "mistakes", "cumulative mistakes",
-                             {"mistakes": tr.cumulative_mistakes},
-                             {f"bound (f* of radius {r:g})":
-                              [fn(L, c.norm, X2) for L in cumL]}))
+        _mistake_rows(s, tr, "Perceptron", src, lambda L, norm, fn=fn: fn(L, norm, X2), radii,
+                      rows, curves, note=f"best f over radii {list(radii)}",
+                      inputs={"kappa_max": X2})
 
 
 def avp(s, learner, tr, radii, rows, curves, *, delta):
@@ -226,19 +232,10 @@ def forgetron(s, learner, tr, radii, rows, curves, *, delta):
         rows.append(na(q, M, src, reason))
         return
     R = forgetron_radius(B)
-    rs = ball_radii(radii, R)
-    bound, r = best([(forgetron_mistake_bound(s.hinge(r).loss, s.hinge(r).norm, B), r)
-                      for r in rs])
-    c = s.hinge(r)
-    rows.append(row(q, M, bound, src,
-                     note=f"f in the ball of radius forgetron_radius(B) = {R:.4g}; the original "
-                          f"theorem's restriction on B is not checked",
-                     inputs={"radius": r, "L": c.loss, "f_norm": c.norm, "B": B}))
-    cumL = np.cumsum(s.hinge_losses(r))
-    curves.append(curve(f"Forgetron: {src}", "mistakes", "cumulative mistakes",
-                         {"mistakes": tr.cumulative_mistakes},
-                         {f"bound (f* of radius {r:g})":
-                          [forgetron_mistake_bound(L, c.norm, B) for L in cumL]}))
+    _mistake_rows(s, tr, "Forgetron", src, lambda L, norm: forgetron_mistake_bound(L, norm, B),
+                  ball_radii(radii, R), rows, curves,
+                  note=f"f in the ball of radius forgetron_radius(B) = {R:.4g}; the original "
+                       f"theorem's restriction on B is not checked", inputs={"B": B})
 
 
 #: Grid of the free gamma > 1 of RBP's eq. (2) (the best valid one is reported).

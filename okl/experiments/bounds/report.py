@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["BoundsReport", "Stream", "SubsetComparator", "GramUnavailable", "EXACT_COMPARATOR", "row", "na", "curve", "empirical", "check_radii",
+__all__ = ["BoundsReport", "Stream", "SubsetComparator", "GramUnavailable",
+           "TooManyRoundsError", "EXACT_COMPARATOR", "row", "na", "curve", "empirical", "check_radii",
            "ball_radii", "best", "cum", "unit_kernel_reason", "format_report", "plot_report",
            "MAX_ROUNDS", "DEFAULT_RADII", "KINDS", "DETERMINISTIC", "HIGH_PROBABILITY",
            "EXPECTATION", "ORDER", "DEFAULT_DELTA", "NO_BOUND", "RTOL",
@@ -183,6 +184,37 @@ def _number(v):
 
 class GramUnavailable(ValueError):
     """A bound needs the stream's T x T Gram matrix, which a long stream does not build."""
+
+
+class TooManyRoundsError(ValueError):
+    """A stream longer than ``max_rounds`` for the exact comparator (its cost is O(T^3)).
+
+    The message advises the Python remedies (a prefix ``X[:max_rounds]``, a larger
+    ``max_rounds``); a caller with other means (the ``okl bounds`` options) words its own
+    with ``message(advice)`` from the fields.
+
+    Attributes
+    ----------
+    T : int
+        The stream's rounds.
+    max_rounds : int
+        The limit it exceeds.
+    """
+
+    def __init__(self, T: int, max_rounds: int):
+        self.T, self.max_rounds = T, max_rounds
+        super().__init__(self.message())
+
+    def __reduce__(self):           # pickled by its fields
+        return type(self), (self.T, self.max_rounds)
+
+    def message(self, advice: str | None = None) -> str:
+        """The message, with ``advice`` in place of ``pass a prefix (X[:N], y[:N]) or
+        raise max_rounds``."""
+        m = self.max_rounds
+        return (f"the stream has T = {self.T} rounds, more than max_rounds = {m}: the "
+                f"comparators and the Gram spectrum cost O(T^3); "
+                + (advice or f"pass a prefix (X[:{m}], y[:{m}]) or raise max_rounds"))
 
 
 #: Label of the rows' comparator on a stream whose Gram matrix is built.

@@ -38,6 +38,7 @@ seed 004 states about these learners):
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -80,7 +81,12 @@ def _selection_regret_rows(s, learner, measured_loss, bound_fn, radii_for, q, sr
                            rows, note):
     """Per kernel: the best hinge comparator of each radius in ``radii_for(i)`` against the
     explicit bound ``bound_fn(i, radius, comparator)``; the radius with the smallest bound
-    on the learner's loss (comparator loss + bound) is reported."""
+    on the learner's loss (comparator loss + bound) is reported.  With ``reasons`` (why the
+    bound does not apply to the run), or a loss other than the hinge (no comparator for
+    it), the rows say why instead."""
+    if learner.loss != "hinge":
+        reasons = ["theory has no absolute-loss comparator (best_hinge_in_ball is for the "
+                   "hinge loss)", *reasons]
     kernels = list(getattr(learner, "kernels_", None) or learner.kernels)
     streams = None if reasons else _kernel_streams(s, kernels)
     for i, k in enumerate(kernels):
@@ -103,6 +109,26 @@ def _selection_regret_rows(s, learner, measured_loss, bound_fn, radii_for, q, sr
                                  "learner_loss": measured_loss}, kind=EXPECTATION))
 
 
+def _budget_rows(name, theorem, bound, tr, size, premise, rows, curves, *, delta, inputs):
+    """The row of a single-buffer learner's budget bound (LKMBooks' Theorem 2, PFMBooks'
+    Theorem 4: the sampled rounds, with probability 1 - delta, against ``bound()``) and
+    its curve, or the row saying why not (``premise``: the proof's premise that fails on
+    the run, or None); ``size`` is the buffer with the hard guard."""
+    q = "sampled rounds #(rho_t = 1) (|S| without the guard)"
+    src = f"{LLSEL}, {theorem}"
+    measured = int(tr.extras["n_sampled"])
+    if premise is not None:
+        rows.append(na(q, measured, src, premise))
+        return
+    rows.append(row(q, measured, bound(), src,
+                    note=f"holds with probability >= 1 - delta = {1 - delta:g}; holds is one "
+                         f"draw.  Buffer size with the guard: {size}",
+                    inputs=inputs, kind=HIGH_PROBABILITY, delta=delta))
+    curves.append(curve(f"{name}: |S_t| and {theorem}", "budget", "support vectors |S_t|",
+                        {"|S_t|": tr.budget}, {theorem: bound(), "B": float(inputs["B"])},
+                        note="horizon-T bound with probability 1 - delta: constant lines"))
+
+
 def lkmbooks(s, learner, tr, radii, rows, curves, *, delta):
     """LKMBooks: Theorem 2 (budget, probability 1 - delta), Theorem 3 (explicit form) per kernel."""
     from theory.selection import lkmbooks_regret_bound, lkmbooks_theorem2_bound, sampling_rate
@@ -113,32 +139,21 @@ def lkmbooks(s, learner, tr, radii, rows, curves, *, delta):
     K = len(learner.kernels)
 
     # Theorem 2: Bernstein with mean <= B, i.e. sum_{n <= T} min{1, C / z_n} <= B
-    q2, src2 = "sampled rounds #(rho_t = 1) (|S| without the guard)", f"{LLSEL}, Theorem 2"
     mean = float(np.sum(np.minimum(1.0, C / sampling_rate(np.arange(1, T + 1), T, u, "2",
                                                           form))))
+    premise = None
     if mean > B * (1.0 + 1e-12):
-        rows.append(na(q2, int(e["n_sampled"]), src2,
-                        f"the proof needs sum_n min(1, C/z_n) <= B; with z_form = "
-                        f"{learner.z_form_!r}, C = {C:g}, upsilon = {u:.4g} it is {mean:.4g} > "
-                        f"B = {B}"))
-    else:
-        rows.append(row(q2, int(e["n_sampled"]), lkmbooks_theorem2_bound(B, delta), src2,
-                         note=f"holds with probability >= 1 - delta = {1 - delta:g}; holds is "
-                              f"one draw.  Buffer size with the guard: {int(e['max_size'])}",
-                         inputs={"B": B, "delta": delta, "mean_bound": mean, "C": C,
-                                 "upsilon": u}, kind=HIGH_PROBABILITY, delta=delta))
-        curves.append(curve("LKMBooks: |S_t| and Theorem 2", "budget",
-                             "support vectors |S_t|", {"|S_t|": tr.budget},
-                             {"Theorem 2": lkmbooks_theorem2_bound(B, delta), "B": float(B)},
-                             note="horizon-T bound with probability 1 - delta: constant lines"))
+        premise = (f"the proof needs sum_n min(1, C/z_n) <= B; with z_form = "
+                   f"{learner.z_form_!r}, C = {C:g}, upsilon = {u:.4g} it is {mean:.4g} > "
+                   f"B = {B}")
+    _budget_rows("LKMBooks", "Theorem 2", functools.partial(lkmbooks_theorem2_bound, B, delta),
+                 tr, int(e["max_size"]), premise, rows, curves, delta=delta,
+                 inputs={"B": B, "delta": delta, "mean_bound": mean, "C": C, "upsilon": u})
 
     # Theorem 3 (explicit reconstructed form), per kernel
     q3 = "regret vs best hinge f"
     src3 = f"{LLSEL}, Theorem 3 (explicit form)"
     reasons = []
-    if learner.loss != "hinge":
-        reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
-                       "hinge loss)")
     if learner.l_m is None:
         reasons.append("l_m=None: the doubling trick restarts Hedge; the bound is for a fixed "
                        "l_m")
@@ -175,32 +190,27 @@ def pfmbooks(s, learner, tr, radii, rows, curves, *, delta):
     T, B, C, u = int(e["T"]), int(e["B"]), float(e["C"]), float(e["upsilon"])
     P = np.asarray(e["sampling_probabilities"], dtype=float)
 
+    # the budget itself: a sampled update that would exceed B is refused (the hard guard
+    # of okl.PFMBooks), so the memory bound of Sec. 3.3 holds on every run, whatever
+    # Theorem 4's premise
+    rows.append(row("max budget |S_t|", int(tr.budget.max()), B,
+                    f"{LLSEL}, Sec. 3.3: the memory budget B (the hard guard)",
+                    note=f"{int(e['guard_triggers'])} sampled update(s) refused at B"))
+
     # Theorem 4: Bernstein with mean B/2, i.e. sum_t P_t <= B/2 (oblivious rule)
-    q4, src4 = "sampled rounds #(rho_t = 1) (|S| without the guard)", f"{LLSEL}, Theorem 4"
     mean = float(P.sum())
+    premise = None
     if mean > 0.5 * B * (1.0 + 1e-12):
-        rows.append(na(q4, int(e["n_sampled"]), src4,
-                        f"the proof needs sum_t P_t <= B/2; the printed z_t with C = {C:g}, "
-                        f"upsilon = {u:.4g} gives {mean:.4g} > B/2 = {B / 2:g}"))
-    else:
-        rows.append(row(q4, int(e["n_sampled"]), pfmbooks_theorem4_bound(B, delta), src4,
-                         note=f"holds with probability >= 1 - delta = {1 - delta:g}; holds is "
-                              f"one draw.  Buffer size with the guard: "
-                              f"{int(e['max_support_size'])}",
-                         inputs={"B": B, "delta": delta, "sum_P": mean, "C": C,
-                                 "upsilon": u}, kind=HIGH_PROBABILITY, delta=delta))
-        curves.append(curve("PFMBooks: |S_t| and Theorem 4", "budget",
-                             "support vectors |S_t|", {"|S_t|": tr.budget},
-                             {"Theorem 4": pfmbooks_theorem4_bound(B, delta), "B": float(B)},
-                             note="horizon-T bound with probability 1 - delta: constant lines"))
+        premise = (f"the proof needs sum_t P_t <= B/2; the printed z_t with C = {C:g}, "
+                   f"upsilon = {u:.4g} gives {mean:.4g} > B/2 = {B / 2:g}")
+    _budget_rows("PFMBooks", "Theorem 4", functools.partial(pfmbooks_theorem4_bound, B, delta),
+                 tr, int(e["max_support_size"]), premise, rows, curves, delta=delta,
+                 inputs={"B": B, "delta": delta, "sum_P": mean, "C": C, "upsilon": u})
 
     # Theorem 6 (explicit reconstructed form), per kernel, each radius U_j of (7)
     q6 = "expected regret sum <p_t, c_t> vs best hinge f in a ball"
     src6 = f"{LLSEL}, Theorem 6 (explicit form)"
     reasons = []
-    if learner.loss != "hinge":
-        reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
-                       "hinge loss)")
     if getattr(learner, "variant", "okl") == "r":
         reasons.append("variant = 'r' (the authors' PFMBooks-*.R): p_t is renormalized only "
                        "to within [0.99, 1 + 1e-5] from the scripts' prior, and the steps "
@@ -281,9 +291,6 @@ def batbooks(s, learner, tr, radii, rows, curves, *, delta):
     D = np.array([float(k.sup_diag) for k in learner.kernels_])
     etas = np.asarray(e["eta"], dtype=float)
     reasons = []
-    if learner.loss != "hinge":
-        reasons.append("theory has no absolute-loss comparator (best_hinge_in_ball is for the "
-                       "hinge loss)")
     if getattr(learner, "variant", "okl") == "r":
         reasons.append("variant = 'r' (the authors' BATBooks*.R): p_t restarts from uniform "
                        "whenever min_i C~_{t,i} passes m = 4, 16, ..., and the steps divide "
