@@ -148,7 +148,7 @@ def iska_reference(make, X, y):
     for t in range(T):
         scores[t] = m.decision_function(X[t:t + 1])[0]
         m.learn_one(X[t], y[t])
-        v = m._iska_values()
+        v = {"n_added": m.n_added, "n_replaced": m.n_replaced}
         if v["n_replaced"] > last["n_replaced"]:
             rows[t], exps[t] = 3, 1 + 2 * K
         elif v["n_added"] > last["n_added"]:

@@ -42,6 +42,12 @@ cdef class Learner:
     ``okl.learners.base.OnlineLearner`` so that it is written once.
     """
 
+    #: the core's declared state (``fields(...)``): pickled, and restored, by
+    #: okl.learners.base.OnlineLearner; a learner's ``Trace.extras`` come from
+    #: ``_extras_fields`` (declared by the learner class, read the same way)
+    _state_fields = ()
+    _extras_fields = ()
+
     def __cinit__(self, *args, **kwargs):
         self.t = 0
         self.d = -1
@@ -120,9 +126,169 @@ cdef class Learner:
         """The learner's ``SupportSet`` (``None`` before the first example)."""
         return self.sv
 
+    def _support_size(self):
+        """``|S|`` of the learner's ``SupportSet`` (0 before the first example)."""
+        return self.sv.n if self.sv is not None else 0
+
     @property
     def is_classifier(self):
         return self.classification
+
+
+# ----------------------------------------------------------------------------
+# Declared state: what a core pickles and reports, written once as a table
+# ----------------------------------------------------------------------------
+# A core lists its state in the class attribute ``_state_fields`` (made by ``fields``);
+# its scalars are ``cdef public`` fields (readable and writable from Python at no cost to
+# the typed code, which reads them as plain C fields) and its per-kernel vectors
+# ``cdef public`` typed memoryviews.  ``read_fields`` builds the pickled state (and a
+# learner's ``Trace.extras``, from ``_extras_fields``) from such a table, ``write_fields``
+# puts a state back: okl.learners.base.OnlineLearner does both for every learner.
+
+cdef enum:
+    _ONE = 0        # one attribute
+    _PACK = 1       # a tuple of attributes
+    _ARRAY = 2      # a typed vector (a memoryview attribute), copied out as an ndarray
+
+cdef object _REQUIRED = object()
+
+
+cdef class Field:
+    """One key of a declared state and where its value lives.
+
+    ``Field("epsilon", "eps")``: the key ``"epsilon"`` holds the attribute ``eps``
+    (``"hedge.n_updates"``: an attribute of an attribute);
+    ``Field("counters", ("a", "b"))``: a tuple of attributes; ``Field("p", dtype=float)``:
+    a typed vector (a memoryview attribute) copied out as a new ndarray of ``dtype`` and
+    copied back in place (its length kept; a scalar fills it).  State that needs code (a matrix kept with a
+    leading dimension, a record that grows, an object whose restore has consequences)
+    names methods: ``get="_gram"`` reads the value as ``self._gram()``,
+    ``put="_put_gram"`` restores it as ``self._put_gram(value)``; a field with ``get`` and
+    no ``put`` is derived (written for the reader, passed over on restore).  ``when``: the
+    key is written only while that attribute is true (state that exists once allocated)
+    and restored only where the state has it.  ``default``: the value a state written
+    before the key existed stands for (otherwise the key is required).
+    """
+    cdef readonly str key
+    cdef readonly tuple attrs
+    cdef readonly object dtype
+    cdef readonly str get, put, when
+    cdef readonly object default
+    cdef int kind
+
+    def __init__(self, str key, attr=None, *, dtype=None, str get=None, str put=None,
+                 str when=None, default=_REQUIRED):
+        self.key = sys.intern(key)
+        if attr is None:
+            attr = key
+        self.kind = _PACK if isinstance(attr, tuple) else _ONE
+        self.attrs = (tuple([sys.intern(a) for a in attr]) if self.kind == _PACK
+                      else (sys.intern(attr),))
+        if dtype is not None:
+            if self.kind == _PACK or get is not None or put is not None:
+                raise ValueError(f"{key}: a typed vector is one attribute, without get/put")
+            self.kind = _ARRAY
+            self.dtype = np.dtype(dtype)
+        self.get = get
+        self.put = put
+        self.when = when
+        self.default = default
+
+    def __repr__(self):
+        attr = self.attrs if self.kind == _PACK else self.attrs[0]
+        extra = "" if self.dtype is None else f", dtype={self.dtype.name!r}"
+        extra += "" if self.get is None else f", get={self.get!r}"
+        extra += "" if self.put is None else f", put={self.put!r}"
+        extra += "" if self.when is None else f", when={self.when!r}"
+        return f"Field({self.key!r}, {attr!r}{extra})"
+
+    cdef object read(self, object obj):
+        if self.get is not None:
+            return getattr(obj, self.get)()
+        if self.kind == _ONE:
+            return _getattr(obj, self.attrs[0])
+        if self.kind == _ARRAY:
+            return np.array(getattr(obj, self.attrs[0]), dtype=self.dtype)
+        return tuple([getattr(obj, a) for a in self.attrs])
+
+    cdef void write(self, object obj, dict state) except *:
+        cdef object value
+        if self.get is not None and self.put is None:
+            return                      # derived
+        if self.when is not None and self.key not in state:
+            return                      # not there yet when the state was written
+        value = state.get(self.key, self.default)
+        if value is _REQUIRED:
+            raise KeyError(self.key)
+        if self.put is not None:
+            getattr(obj, self.put)(value)
+        elif self.kind == _ONE:
+            _setattr(obj, self.attrs[0], value)
+        elif self.kind == _ARRAY:
+            target = np.asarray(getattr(obj, self.attrs[0]))
+            value = np.asarray(value)
+            if value.ndim and value.shape != target.shape:
+                raise ValueError(f"state[{self.key!r}] has shape {value.shape}, the "
+                                 f"learner's {self.attrs[0]} {target.shape}")
+            target[...] = value
+        else:
+            if len(value) != len(self.attrs):
+                raise ValueError(f"state[{self.key!r}] holds {len(value)} values, "
+                                 f"expected {len(self.attrs)}")
+            for a, v in zip(self.attrs, value):
+                setattr(obj, a, v)
+
+
+cdef object _getattr(object obj, str name):
+    if "." not in name:
+        return getattr(obj, name)
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+cdef void _setattr(object obj, str name, object value) except *:
+    if "." in name:
+        head, name = name.rsplit(".", 1)
+        obj = _getattr(obj, head)
+    setattr(obj, name, value)
+
+
+def fields(*entries):
+    """A declared state: a tuple of :class:`Field` from ``Field``s, attribute names
+    (key and attribute alike) and ``(key, attribute or tuple of attributes)`` pairs."""
+    out = []
+    for e in entries:
+        if isinstance(e, Field):
+            out.append(e)
+        elif isinstance(e, str):
+            out.append(Field(e))
+        else:
+            out.append(Field(*e))
+    return tuple(out)
+
+
+def read_fields(obj, tuple table):
+    """``{key: value}`` of ``obj`` for every field of ``table``, in order."""
+    cdef dict out = {}
+    cdef Field f
+    for f in table:
+        if f.when is None or getattr(obj, f.when):
+            out[f.key] = f.read(obj)
+    return out
+
+
+def write_fields(obj, tuple table, dict state):
+    """Put the values of ``state`` (made by ``read_fields`` with ``table``) back: the
+    attributes first, then the fields restored by a method (``put``), in the table's
+    order, so that such code sees the plain state (a capacity, a flag) in place."""
+    cdef Field f
+    for f in table:
+        if f.put is None:
+            f.write(obj, state)
+    for f in table:
+        if f.put is not None:
+            f.write(obj, state)
 
 
 # ----------------------------------------------------------------------------

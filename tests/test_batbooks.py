@@ -12,6 +12,7 @@ from scipy.special import logsumexp
 
 import okl
 from conftest import ref_gram, sparse_stream, xor_stream
+from okl._learner import read_fields
 from okl.learners.batbooks import BATBooks, batbooks_upsilon, condition_12, paper_kernels
 from okl.learners.budgets import TimeBudget
 
@@ -600,7 +601,7 @@ def test_variant_r_reproduces_the_authors_r_code(stream, name, kw):
     for t in range(T):
         f.append(m.decision_function(X[t:t + 1])[0])
         m.learn_one(X[t], y[t])
-        v = m._bat_values()
+        v = read_fields(m, m._values_fields)
         P.append(v["p"])
         N.append(np.sqrt(v["norms_sq"]))
         size.append(v["sizes"])

@@ -148,7 +148,7 @@ def test_reproduces_the_authors_r_code(case, B, lam, q):
         kernels.append(m.kernel_index_ + 1)
         p, n = m.buffers
         sizes.append((p.size, n.size))
-        draws.append(m._iska_values()["n_draws"])
+        draws.append(m.n_draws)
     assert kernels == list(R["kernel"].astype(int))
     np.testing.assert_array_equal(sizes, np.column_stack([R["n_pos"], R["n_neg"]]))
     assert draws == list(R["draws"].astype(int))

@@ -493,8 +493,8 @@ def test_variant_r_reproduces_the_authors_r_code(stream, name, kw):
         m.learn_one(X[t], y[t])
         fx.append(m._lkm_last_values())
         P.append(m.p_)
-        size.append(m._lkm_values()["n_added"])
-        gmax.append(m._lkm_values()["g_max"])
+        size.append(m.n_added)
+        gmax.append(m.g_max)
     RP = np.column_stack([R[f"p{i}"] for i in range(1, K + 1)])
     RF = np.column_stack([R[f"fx{i}"] for i in range(1, K + 1)])
     np.testing.assert_allclose(f, R["f"], rtol=1e-10, atol=1e-12)
@@ -502,7 +502,7 @@ def test_variant_r_reproduces_the_authors_r_code(stream, name, kw):
     np.testing.assert_allclose(P, RP, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(gmax, R["g_max"], rtol=1e-10)
     np.testing.assert_array_equal(size, R["k"])
-    v = m._lkm_values()
+    v = m._extras()
     assert v["n_added"] == R["k"][-1] == kw["B"]          # the guard was reached
     assert v["guard_blocked"] > 0
     assert v["restarts"] == 0
@@ -537,11 +537,11 @@ def test_variant_r_differs_from_the_default_and_switches_compose():
     y0 = np.zeros(20)
     m = LKMBooks(variant="r", loss="absolute", B=5, T=20, seed=1)
     m.run(X[:20], y0)
-    assert m._lkm_values()["n_added"] == 5 and m._lkm_values()["n_nonzero"] == 0
+    assert m.n_added == 5 and m.n_nonzero == 0
     np.testing.assert_array_equal(m.coefficients, 0.0)
     m = LKMBooks(loss="absolute", B=5, T=20, seed=1)
     m.run(X[:20], y0)
-    assert m._lkm_values()["n_added"] == 0
+    assert m.n_added == 0
     assert LKMBooks(**kw).get_params()["variant"] == "okl"
     with pytest.raises(ValueError, match="variant"):
         LKMBooks(variant="R2", **kw)

@@ -213,14 +213,14 @@ def test_variant_r_reproduces_the_authors_omkc_dd():
         m.learn_one(X[t], y[t])
         fk.append(m.kernel_scores())
         P.append(m.p_)
-        sizes.append(m._omkc_values()["sizes"])
+        sizes.append(np.array(m.n))
     col = lambda p: np.column_stack([R[f"{p}{i}"] for i in range(1, K + 1)])  # noqa: E731
     # (decision_function before the first example is 0: nothing is allocated yet)
     np.testing.assert_allclose(f[1:], R["f"][1:], rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(fk, col("fx"), rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(P, col("p"), rtol=1e-10, atol=1e-15)
     np.testing.assert_array_equal(sizes, col("k"))
-    assert m._omkc_values()["rounds_used"] == R["diff_vec"][-1] > 60
+    assert m.rounds_used == R["diff_vec"][-1] > 60
     assert col("k")[-1].sum() > 60            # K copies: more entries than B rounds
     tr = OMKC(B=60, variant="r").run(X, y)
     np.testing.assert_allclose(tr.scores, R["f"], rtol=1e-10, atol=1e-13)

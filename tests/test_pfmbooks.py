@@ -536,7 +536,7 @@ def test_variant_r_reproduces_the_authors_r_code(stream, name, kw):
         m.learn_one(X[t], y[t])
         P.append(m.probabilities_.copy())
         N.append(m.norms_.copy())
-        size.append(m._pfm_values()["n_added"])
+        size.append(m.n_added)
     Kp = m.settings_["K_prime"]
     RP = np.column_stack([R[f"p{k}"] for k in range(1, Kp + 1)])
     RN = np.column_stack([R[f"norm{k}"] for k in range(1, Kp + 1)])
@@ -594,7 +594,7 @@ def test_variant_r_differences_one_by_one():
     m.run(Xr[:1], np.zeros(1))                 # f = 0 = y: every subgradient is 0
     st = m.settings_
     P = min(1.0, 45.0 / st["zcoef"])
-    assert m._pfm_values()["n_added"] == 1
+    assert m.n_added == 1
     np.testing.assert_array_equal(m.coefficients_, 0.0)
     np.testing.assert_allclose(m.norms_, np.minimum(st["lambdas"] / (45.0 / st["zcoef"]),
                                                     st["radius"]), rtol=1e-14)
@@ -623,7 +623,7 @@ def test_variant_r_pickles_mid_stream():
     m = PFMBooks(**kw)
     m.partial_fit(X[:150], y[:150])
     m2 = pickle.loads(pickle.dumps(m))
-    assert m2._pfm_values()["r_code"]
+    assert m2.r_code
     rest = m2.run(X[150:], y[150:]).scores
     np.testing.assert_array_equal(rest, whole[150:])
 

@@ -248,7 +248,7 @@ def test_norma_replace_reproduces_the_authors_norma_r():
     eps, ptr = [], []
     for t in range(T):
         m.learn_one(X[t], y[t])
-        v = m._nr_values()
+        v = m._extras()
         eps.append(v["epsilon"])
         ptr.append(v["pointer"] + 1)
     np.testing.assert_allclose(eps, R["varepsilon"], rtol=1e-10, atol=1e-12)

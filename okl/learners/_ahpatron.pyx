@@ -6,6 +6,7 @@ from libc.stdlib cimport malloc, realloc, free, qsort
 from libc.string cimport memcpy
 
 from okl._core cimport Learner, Row, kernel_self, regularized_projection_c
+from okl._learner import Field, fields
 from scipy.linalg.cython_blas cimport ddot, dsymv
 
 import numpy as np
@@ -71,16 +72,17 @@ cdef class AVPCore(Learner):
     cdef double U               # radius of the ball H (inf: no projection)
     cdef double lam, eps
     cdef int rate
-    cdef double scale
-    cdef double norm_sq         # ||f_t||_H^2 of the current hypothesis
-    cdef double lam_t           # the step of the last update
-    cdef long long m_prime      # |M'_T| = #{t : y_t f_t(x_t) <= 0}
-    cdef long long n_margin     # |N_T| = #{t : 0 < y_t f_t(x_t) < 1 - eps_t}
-    cdef long long n_updates    # rounds with y_t f_t(x_t) < 1 - eps_t
+    cdef public double scale
+    cdef public double norm_sq          # ||f_t||_H^2 of the current hypothesis
+    cdef public double lam_t            # the step of the last update
+    cdef public long long m_prime       # |M'_T| = #{t : y_t f_t(x_t) <= 0}
+    cdef public long long n_margin      # |N_T| = #{t : 0 < y_t f_t(x_t) < 1 - eps_t}
+    cdef public long long n_updates     # rounds with y_t f_t(x_t) < 1 - eps_t
+
+    _state_fields = fields("scale", "norm_sq", "lam_t", "m_prime", "n_margin", "n_updates")
 
     def __cinit__(self, *args, **kwargs):
         self.scale = 1.0
-        self.norm_sq = 0.0
 
     def _avp_setup(self, double U, double lam, double eps, int rate):
         self.U = U
@@ -141,24 +143,7 @@ cdef class AVPCore(Learner):
         if self.classify(y * f):
             self.step(x, y, f, self.step_size(), kernel_self(&self.kp, x))
 
-    # -- inspection and pickling --------------------------------------------------
-
-    def _avp_values(self):
-        return {"M_prime": self.m_prime, "n_margin": self.n_margin,
-                "n_updates": self.n_updates, "norm_sq": self.norm_sq, "lam_t": self.lam_t}
-
-    def _avp_state(self):
-        return {"scale": self.scale, "norm_sq": self.norm_sq, "lam_t": self.lam_t,
-                "m_prime": self.m_prime, "n_margin": self.n_margin,
-                "n_updates": self.n_updates}
-
-    def _avp_restore(self, state):
-        self.scale = state["scale"]
-        self.norm_sq = state["norm_sq"]
-        self.lam_t = state["lam_t"]
-        self.m_prime = state["m_prime"]
-        self.n_margin = state["n_margin"]
-        self.n_updates = state["n_updates"]
+    # -- inspection ---------------------------------------------------------------
 
     @property
     def coefficient_scale(self):
@@ -191,25 +176,12 @@ cdef class AhpatronCore(AVPCore):
     cdef int* drop
     cdef double* dist           # ||f_t - fbar_t||_H at each removal
     cdef long long n_dist, dist_cap
-    cdef long long removals
+    cdef public long long removals      # halvings so far (the removing operations of Lemma 1)
     cdef int solve_info
 
-    def __cinit__(self, *args, **kwargs):
-        self.K = NULL
-        self.K2 = NULL
-        self.K21 = NULL
-        self.work = NULL
-        self.qtmp = NULL
-        self.a1 = NULL
-        self.theta = NULL
-        self.v = NULL
-        self.delta = NULL
-        self.order = NULL
-        self.keep = NULL
-        self.drop = NULL
-        self.dist = NULL
-        self.n_dist = 0
-        self.dist_cap = 0
+    _state_fields = AVPCore._state_fields + fields(
+        Field("K", get="_gram", put="_put_gram"), "removals",
+        Field("distances", get="_distances", put="_put_distances"))
 
     def __dealloc__(self):
         self.release()
@@ -417,12 +389,6 @@ cdef class AhpatronCore(AVPCore):
 
     # -- inspection and pickling --------------------------------------------------
 
-    def _ahpatron_values(self):
-        out = self._avp_values()
-        out["removals"] = self.removals
-        out["distances"] = self._distances()
-        return out
-
     def _distances(self):
         if self.n_dist == 0:
             return np.empty(0)
@@ -442,18 +408,10 @@ cdef class AhpatronCore(AVPCore):
                 o[i, j] = self.K[i + <Py_ssize_t> j * self.B]
         return out
 
-    def _ahpatron_state(self):
-        state = self._avp_state()
-        state["K"] = self._gram()
-        state["removals"] = self.removals
-        state["distances"] = self._distances()
-        return state
-
-    def _ahpatron_restore(self, state):
+    def _put_gram(self, K):
+        """Inverse of ``_gram``."""
         cdef int n, i, j
-        cdef long long k
-        self._avp_restore(state)
-        K = np.ascontiguousarray(state["K"], dtype=np.float64)
+        K = np.ascontiguousarray(K, dtype=np.float64)
         n = K.shape[0]
         if n > self.B:
             raise ValueError(f"a Gram matrix of {n} vectors exceeds the budget B = {self.B}")
@@ -461,8 +419,11 @@ cdef class AhpatronCore(AVPCore):
         for i in range(n):
             for j in range(n):
                 self.K[i + <Py_ssize_t> j * self.B] = kv[i, j]
-        self.removals = state["removals"]
-        dist = np.ascontiguousarray(state["distances"], dtype=np.float64)
+
+    def _put_distances(self, distances):
+        """Inverse of ``_distances``."""
+        cdef long long k
+        dist = np.ascontiguousarray(distances, dtype=np.float64)
         self.n_dist = 0
         for k in range(dist.shape[0]):
             if self.record_distance(dist[k]) < 0:

@@ -5,6 +5,7 @@ Algorithm*, JMLR 2, 2001), kernelized."""
 from libc.math cimport sqrt, fmax
 
 from okl._core cimport Learner, Row, kernel_self
+from okl._learner import fields
 
 # below this the lazy normalization factor is folded into the coefficients
 cdef double SCALE_FLOOR = 1e-100
@@ -22,13 +23,14 @@ cdef class ALMACore(Learner):
     costs one kernel row.
     """
     cdef double alpha_, B, C
-    cdef double scale
-    cdef double norm_sq
-    cdef long long k            # index of the next correction (1-based, as in the paper)
+    cdef public double scale
+    cdef public double norm_sq
+    cdef public long long k     # index of the next correction (1-based, as in the paper)
+
+    _state_fields = fields("scale", "norm_sq", "k")
 
     def __cinit__(self, *args, **kwargs):
         self.scale = 1.0
-        self.norm_sq = 0.0
         self.k = 1
 
     def _alma_setup(self, double alpha, double B, double C):
@@ -80,17 +82,10 @@ cdef class ALMACore(Learner):
 
     # -- inspection and pickling --------------------------------------------------
 
-    def _alma_values(self):
-        return {"n_corrections": self.k - 1, "norm_sq": self.norm_sq,
-                "margin": self.margin()}
-
-    def _alma_state(self):
-        return {"scale": self.scale, "norm_sq": self.norm_sq, "k": self.k}
-
-    def _alma_restore(self, state):
-        self.scale = state["scale"]
-        self.norm_sq = state["norm_sq"]
-        self.k = state["k"]
+    @property
+    def margin_(self):
+        """The current margin threshold ``(1 - alpha) gamma_k``."""
+        return self.margin()
 
     @property
     def coefficient_scale(self):

@@ -17,6 +17,8 @@ import numpy as np
 
 from okl._core cimport Learner, Row, Stream, kernel_self
 
+from okl._learner import Field, fields
+
 cdef int INC1 = 1
 cdef double ONE = 1.0
 cdef double ZERO = 0.0
@@ -59,16 +61,12 @@ cdef class KernelAWVCore(Learner):
     cdef Py_ssize_t U_cap      # doubles allocated in U
     cdef int cap               # points z and c can hold
     cdef double p, s2          # cached by score for update
-    cdef double log_det, lev_y2
+    cdef public double log_det, lev_y2
 
-    def __cinit__(self, *args, **kwargs):
-        self.U = NULL
-        self.z = NULL
-        self.c = NULL
-        self.U_cap = 0
-        self.cap = 0
-        self.log_det = 0.0
-        self.lev_y2 = 0.0
+    # U and z grow inside the rounds (raw buffers): their code copies them out and back
+    _state_fields = fields(Field("U", get="_packed_factor", put="_put_packed_factor"),
+                           Field("z", get="_forward", put="_put_forward"),
+                           "log_det", "lev_y2")
 
     def __dealloc__(self):
         free(self.U)
@@ -142,9 +140,6 @@ cdef class KernelAWVCore(Learner):
 
     # -- inspection and pickling --------------------------------------------------
 
-    def _awv_values(self):
-        return {"log_det": self.log_det, "sum_y2_leverage": self.lev_y2}
-
     @property
     def cholesky_factor(self):
         """Lower-triangular ``L`` with ``L @ L.T == K_t + lam I`` over the inputs seen."""
@@ -178,32 +173,41 @@ cdef class KernelAWVCore(Learner):
             return np.zeros((0, 0))
         return self.sv.vectors
 
-    def _awv_state(self):
+    def _packed_factor(self):
+        """The packed upper factor ``U`` of the points seen (a copy)."""
         cdef int n = 0 if self.sv is None else self.sv.n
         cdef Py_ssize_t m = <Py_ssize_t> n * (n + 1) // 2
         U = np.zeros(m)
-        z = np.zeros(n)
         cdef double[::1] u_ = U
-        cdef double[::1] z_ = z
         if m > 0:
             memcpy(&u_[0], self.U, m * sizeof(double))
-            memcpy(&z_[0], self.z, n * sizeof(double))
-        return {"U": U, "z": z, "log_det": self.log_det, "lev_y2": self.lev_y2}
+        return U
 
-    def _awv_restore(self, state):
+    def _forward(self):
+        """``z = L^{-1} Y_t`` (a copy)."""
+        cdef int n = 0 if self.sv is None else self.sv.n
+        z = np.zeros(n)
+        cdef double[::1] z_ = z
+        if n > 0:
+            memcpy(&z_[0], self.z, n * sizeof(double))
+        return z
+
+    def _put_packed_factor(self, U):
+        """Inverse of ``_packed_factor`` (reserves the buffers)."""
         cdef int n = 0 if self.sv is None else self.sv.n
         cdef Py_ssize_t m = <Py_ssize_t> n * (n + 1) // 2
-        U = _check_buffer(state["U"], m, "U")
-        z = _check_buffer(state["z"], n, "z")
-        cdef const double[::1] u_ = U
-        cdef const double[::1] z_ = z
+        cdef const double[::1] u_ = _check_buffer(U, m, "U")
         if self._reserve(max(64, n + 1)) != 0:
             raise MemoryError("cannot allocate Kernel-AWV buffers")
         if m > 0:
             memcpy(self.U, &u_[0], m * sizeof(double))
+
+    def _put_forward(self, z):
+        """Inverse of ``_forward`` (after ``_put_packed_factor``)."""
+        cdef int n = 0 if self.sv is None else self.sv.n
+        cdef const double[::1] z_ = _check_buffer(z, n, "z")
+        if n > 0:
             memcpy(self.z, &z_[0], n * sizeof(double))
-        self.log_det = state["log_det"]
-        self.lev_y2 = state["lev_y2"]
 
 
 # ----------------------------------------------------------------------------
@@ -221,7 +225,8 @@ cdef class TaylorAWVCore(Learner):
     ``okl.learners.awv._taylor_tables``), ``v[0] = exp(-||x||^2 / (2 sigma^2))``.
     """
     cdef double lam, sigma, gamma
-    cdef int awv, M, r
+    cdef int awv, M
+    cdef public int r          # features (0 before the first example)
     cdef double* Ainv
     cdef double* b
     cdef double* v
@@ -231,21 +236,14 @@ cdef class TaylorAWVCore(Learner):
     cdef int* var
     cdef double* factor
     cdef double q, p
-    cdef double log_det, lev_y2, max_sq
+    cdef public double log_det, lev_y2, max_sq
 
-    def __cinit__(self, *args, **kwargs):
-        self.Ainv = NULL
-        self.b = NULL
-        self.v = NULL
-        self.u = NULL
-        self.xbuf = NULL
-        self.parent = NULL
-        self.var = NULL
-        self.factor = NULL
-        self.r = 0
-        self.log_det = 0.0
-        self.lev_y2 = 0.0
-        self.max_sq = 0.0
+    # {"Ainv": None} before the first example; A^{-1} is kept raw (column-major, upper
+    # triangle meaningful), so that a resumed run is bit-identical
+    _state_fields = fields(Field("Ainv", get="_raw_inverse", put="_put_raw_inverse"),
+                           Field("b", "b_vector", put="_put_b", when="r"),
+                           Field("log_det", when="r"), Field("lev_y2", when="r"),
+                           Field("max_sq", when="r"))
 
     def __dealloc__(self):
         self._free()
@@ -387,9 +385,10 @@ cdef class TaylorAWVCore(Learner):
             o[t] = row.sqnorm
         return out
 
-    def _taylor_values(self):
-        return {"log_det": self.log_det, "sum_y2_leverage": self.lev_y2,
-                "max_radius": sqrt(self.max_sq), "r": self.r}
+    @property
+    def max_radius_(self):
+        """``max_t ||phi~(x_t)||``."""
+        return sqrt(self.max_sq)
 
     @property
     def A_inv(self):
@@ -424,27 +423,24 @@ cdef class TaylorAWVCore(Learner):
             return None
         return self.A_inv @ self.b_vector
 
-    def _taylor_state(self):
+    def _raw_inverse(self):
+        """``A^{-1}``'s buffer as it is (``r * r``), ``None`` before the first example."""
         if self.r == 0:
-            return {"Ainv": None}
-        # raw column-major buffer (upper triangle meaningful), so resuming is bit-identical
+            return None
         cdef int r = self.r
         A = np.empty(<Py_ssize_t> r * r)
         cdef double[::1] a = A
         memcpy(&a[0], self.Ainv, <size_t> r * r * sizeof(double))
-        return {"Ainv": A, "b": self.b_vector, "log_det": self.log_det,
-                "lev_y2": self.lev_y2, "max_sq": self.max_sq}
+        return A
 
-    def _taylor_restore(self, state):
-        if state["Ainv"] is None:
+    def _put_raw_inverse(self, A):
+        """Inverse of ``_raw_inverse`` (the buffers are allocated for ``r`` features)."""
+        if A is None:
             return
-        cdef int r = self.r
-        A = _check_buffer(state["Ainv"], <Py_ssize_t> r * r, "Ainv")
-        B = _check_buffer(state["b"], r, "b")
-        cdef const double[::1] a = A
-        cdef const double[::1] bb = B
-        memcpy(self.Ainv, &a[0], <size_t> r * r * sizeof(double))
-        memcpy(self.b, &bb[0], r * sizeof(double))
-        self.log_det = state["log_det"]
-        self.lev_y2 = state["lev_y2"]
-        self.max_sq = state["max_sq"]
+        cdef const double[::1] a = _check_buffer(A, <Py_ssize_t> self.r * self.r, "Ainv")
+        memcpy(self.Ainv, &a[0], <size_t> self.r * self.r * sizeof(double))
+
+    def _put_b(self, b):
+        """Inverse of ``b_vector``."""
+        cdef const double[::1] bb = _check_buffer(b, self.r, "b")
+        memcpy(self.b, &bb[0], self.r * sizeof(double))

@@ -207,31 +207,9 @@ cdef class NystromAWVCore(Learner):
     cdef long long c_t
     cdef double c_kappa, c_r, c_p, c_qt, c_qn, c_d0, c_s1
     # counters
-    cdef long long n_added, n_rejected, n_fallback
+    cdef public long long n_added, n_rejected, n_fallback
     cdef bint force_fallback     # tests: take the bordered-factor path on every new point
-    cdef double sum_p, log_det, sum_y2_lev
-
-    def __cinit__(self, *args, **kwargs):
-        self.allocated = False
-        self.cap = 0
-        self.rowcap = 0
-        self.nrows = 0
-        self.L = NULL
-        self.Lbak = NULL
-        self.q = NULL
-        self.g = NULL
-        self.h = NULL
-        self.kb = NULL
-        self.c0 = NULL
-        self.w1 = NULL
-        self.w2 = NULL
-        self.w3 = NULL
-        self.Kc = NULL
-        self.kcols = 0
-        self.abuf = NULL
-        self.c_valid = False
-        self.u_next = 0.0
-        self.force_fallback = False
+    cdef public double sum_p, log_det, sum_y2_lev
 
     def __dealloc__(self):
         free(self.L)
@@ -521,13 +499,6 @@ cdef class NystromAWVCore(Learner):
 
     # -- inspection and pickling ------------------------------------------------------
 
-    def _nystrom_values(self):
-        return {"dictionary_size": self.sv.n if self.sv is not None else 0,
-                "added": self.n_added, "rejected": self.n_rejected,
-                "downdate_fallbacks": self.n_fallback,
-                "sum_p": self.sum_p, "log_det": self.log_det,
-                "sum_y2_leverage": self.sum_y2_lev}
-
     cdef object _block(self, const double* A, int n, int ld):
         out = np.empty((n, n))
         cdef double[:, ::1] o = out
@@ -580,6 +551,10 @@ cdef class NystromAWVCore(Learner):
     def next_uniform(self):
         """The uniform draw that will decide the next round's KORS Bernoulli."""
         return self.u_next if self.allocated else None
+
+    # The state stays written by hand: the Cholesky factor of A_t (leading dimension cap)
+    # and K_{t,I} (column-major, leading dimension rowcap, growing with every round) are
+    # rebuilt in the order their reservations need (dictionary, then rows).
 
     def _nystrom_state(self):
         if not self.allocated:

@@ -10,6 +10,8 @@ from okl._core cimport Learner, Row, SupportSet, kernel_self
 
 import numpy as np
 
+from okl._learner import Field, fields
+
 
 cdef class BAO2KSCore(Learner):
     """State of B(AO)2KS.
@@ -30,29 +32,27 @@ cdef class BAO2KSCore(Learner):
     cdef int M, B
     cdef long long T            # horizon (0 while unknown)
     # objects
-    cdef SupportSet res
+    cdef public SupportSet res
     cdef int* pos
     cdef double* vbuf
     # state
-    cdef double nag, nf, nfb_, inner, pt, aver_prev
-    cdef int a, b, delta
-    cdef bint pending
-    cdef long long n_margin, n_sampled, n_restarts, kernel_evals
+    cdef public double nag, nf, nfb_, inner, pt, aver_prev
+    cdef public int a, b, delta
+    cdef public bint pending
+    cdef public long long n_margin, n_sampled, n_restarts, kernel_evals
     cdef long long* restart_t
     cdef long long restart_cap
     # round scratch (score -> update)
     cdef double s_fS, s_aver, s_nfb
     cdef long long s_evals
 
-    def __cinit__(self, *args, **kwargs):
-        self.res = None
-        self.pos = NULL
-        self.vbuf = NULL
-        self.restart_t = NULL
-        self.restart_cap = 0
-        self.n_restarts = 0
-        self.T = 0
-        self.M = 0
+    # the reservoir's positions and the restart rounds are raw buffers: code copies them
+    _state_fields = fields(
+        "res", Field("pos", get="_bao2ks_positions", put="_put_positions"),
+        ("scalars", ("nag", "nf", "nfb_", "inner", "pt", "aver_prev")),
+        ("flags", ("a", "b", "delta", "pending")),
+        ("counts", ("n_margin", "n_sampled", "kernel_evals")),
+        Field("restarts", get="_restart_rounds", put="_put_restart_rounds"))
 
     def __dealloc__(self):
         free(self.pos)
@@ -280,41 +280,24 @@ cdef class BAO2KSCore(Learner):
 
     # -- inspection and pickling ----------------------------------------------------
 
-    def _bao2ks_values(self):
-        return {"n_margin": int(self.n_margin), "n_sampled": int(self.n_sampled),
-                "restarts": int(self.n_restarts),
-                "restart_rounds": [int(self.restart_t[i]) for i in range(self.n_restarts)],
-                "pending_restart": bool(self.pending), "norm": float(self.nf),
-                "norm_g_bar": float(self.nag), "inner": float(self.inner),
-                "reservoir_size": 0 if self.res is None else int(self.res.n),
-                "kernel_evaluations": int(self.kernel_evals)}
+    def _restart_rounds(self):
+        return [int(self.restart_t[i]) for i in range(self.n_restarts)]
 
-    def _bao2ks_reservoir(self):
-        return self.res
+    def _reservoir_size(self):
+        return 0 if self.res is None else int(self.res.n)
 
     def _bao2ks_positions(self):
         return np.array([self.pos[j] for j in range(self.M)], dtype=np.intc) \
             if self.pos != NULL else np.empty(0, dtype=np.intc)
 
-    def _bao2ks_state(self):
-        return {"res": self.res, "pos": self._bao2ks_positions(),
-                "scalars": (self.nag, self.nf, self.nfb_, self.inner, self.pt, self.aver_prev),
-                "flags": (self.a, self.b, self.delta, bool(self.pending)),
-                "counts": (self.n_margin, self.n_sampled, self.kernel_evals),
-                "restarts": [int(self.restart_t[i]) for i in range(self.n_restarts)]}
-
-    def _bao2ks_restore(self, state):
+    def _put_positions(self, pos):
         cdef int j
-        self.res = state["res"]
-        pos = state["pos"]
         for j in range(min(self.M, len(pos))):
             self.pos[j] = pos[j]
-        (self.nag, self.nf, self.nfb_, self.inner, self.pt, self.aver_prev) = state["scalars"]
-        a, b, delta, pending = state["flags"]
-        self.a, self.b, self.delta, self.pending = a, b, delta, pending
-        self.n_margin, self.n_sampled, self.kernel_evals = state["counts"]
+
+    def _put_restart_rounds(self, rounds):
         self.n_restarts = 0
-        for t in state["restarts"]:
+        for t in rounds:
             if self.n_restarts == self.restart_cap and self._grow_restarts() != 0:
                 raise MemoryError("cannot restore the restart rounds")
             self.restart_t[self.n_restarts] = t

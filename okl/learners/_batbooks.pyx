@@ -39,8 +39,11 @@ from scipy.linalg.cython_blas cimport ddot, dscal
 from okl._core cimport Learner, Row, KernelParams, kernel_row, kernel_self
 from okl._losses cimport LOSS_HINGE, loss_derivative, loss_value
 from okl.learners._experts cimport OSMDCore
+from okl.learners._ksets cimport kernel_params_array
 
 import numpy as np
+
+from okl._learner import Field, fields
 
 cdef int INC1 = 1
 
@@ -69,7 +72,7 @@ cdef class BATBooksCore(Learner):
     """The typed state and round of BATBooks (see the module docstring and
     ``okl.learners.batbooks.BATBooks``)."""
     cdef int K
-    cdef int cap                    # floor(B / 2): the hard guard on every |S_i|
+    cdef public int cap             # floor(B / 2): the hard guard on every |S_i|
     cdef int loss_kind
     cdef bint allocated
     cdef KernelParams* kps          # K kernels
@@ -78,17 +81,17 @@ cdef class BATBooksCore(Learner):
     cdef double** l1                # ||s||_1 of the stored vectors
     cdef double** al                # coefficients
     cdef long long** st             # round at which each vector joined
-    cdef int* n                     # |S_i|
-    cdef int* ld                    # allocated slots of buffer i
-    cdef double* normsq             # ||f_i||^2
-    cdef double* lam                # step sizes lambda_i
-    cdef double* cum_est            # sum_s c~_{s,i}: the C~_{t,i} of Theorem 9
+    cdef readonly int[::1] n        # |S_i|
+    cdef int[::1] ld                # allocated slots of buffer i
+    cdef readonly double[::1] normsq    # ||f_i||^2
+    cdef double[::1] lam            # step sizes lambda_i
+    cdef readonly double[::1] cum_est   # sum_s c~_{s,i}: the C~_{t,i} of Theorem 9
     cdef double* krow               # cap doubles of scratch: one kernel row
-    cdef long long* n_added
-    cdef long long* n_exploit
-    cdef long long* n_explore
-    cdef OSMDCore osmd
-    cdef int I_next                 # I_{t+1} ~ p_{t+1}
+    cdef readonly long long[::1] n_added
+    cdef readonly long long[::1] n_exploit
+    cdef readonly long long[::1] n_explore
+    cdef public OSMDCore osmd
+    cdef public int I_next          # I_{t+1} ~ p_{t+1}
     # horizon-dependent settings (set once T is known)
     cdef bint ready
     cdef long long T_h
@@ -97,13 +100,14 @@ cdef class BATBooksCore(Learner):
     cdef double C                   # K B
     cdef double U
     cdef int eta_mode
-    cdef double eta_c, eta_cap, chat
+    cdef double eta_c, eta_cap
+    cdef public double chat
     cdef int ell_mode
-    cdef double ell
+    cdef public double ell
     # counters
-    cdef long long n_grad, n_rho, n_full, n_proj, rows_total, kev_total, max_kev
-    cdef int max_size
-    cdef double max_c
+    cdef public long long n_grad, n_rho, n_full, n_proj, rows_total, kev_total, max_kev
+    cdef public int max_size
+    cdef public double max_c
     # per-run records
     cdef long long* rec_I
     cdef long long* rec_J
@@ -115,47 +119,37 @@ cdef class BATBooksCore(Learner):
     cdef long long rec_n, rec_cap
     cdef object _records
     # the authors' R code (variant="r")
-    cdef bint r_code
-    cdef double r_m                 # the scripts' min_tilde_L: 4, 16, 64, ...
-    cdef long long r_restarts
-    cdef double* pbar               # K doubles of scratch: bar p
+    cdef public bint r_code
+    cdef public double r_m          # the scripts' min_tilde_L: 4, 16, 64, ...
+    cdef public long long r_restarts
+    cdef double[::1] pbar           # K doubles of scratch: bar p
+
+    # what the extras (and the tests) read
+    _values_fields = fields(
+        Field("sizes", "n", dtype=np.int64), Field("norms_sq", "normsq", dtype=np.float64),
+        Field("cum_estimates", "cum_est", dtype=np.float64),
+        Field("n_added", dtype=np.int64), Field("exploit_counts", "n_exploit", dtype=np.int64),
+        Field("explore_counts", "n_explore", dtype=np.int64), ("p", "osmd.probabilities"),
+        ("next_exploit", "I_next"), ("eta", "osmd.learning_rate"), ("C_hat", "chat"),
+        ("ell_max", "ell"), ("n_gradient", "n_grad"), "n_rho", "n_full",
+        ("n_projections", "n_proj"), ("kernel_rows_total", "rows_total"),
+        ("kernel_evaluations_total", "kev_total"), ("max_kernel_evaluations", "max_kev"),
+        ("max_buffer_size", "max_size"), ("max_criterion", "max_c"),
+        ("restarts", "r_restarts"))
+    # the keys and order of the pickles written before the state was declared; the K
+    # buffers (nested, each growing to its own leading dimension) keep their code
+    _state_fields = fields(
+        Field("buffers", get="_bat_buffers", put="_put_buffers"),
+        Field("norms_sq", "normsq", dtype=np.float64),
+        Field("cum_estimates", "cum_est", dtype=np.float64),
+        Field("n_added", dtype=np.int64), Field("exploit_counts", "n_exploit", dtype=np.int64),
+        Field("explore_counts", "n_explore", dtype=np.int64), "osmd", "I_next", "cap", "chat",
+        "ell", Field("r", ("r_code", "r_m", "r_restarts"), default=(False, 4.0, 0)),
+        ("counters", ("n_grad", "n_rho", "n_full", "n_proj", "rows_total", "kev_total",
+                      "max_kev", "max_size", "max_c")))
 
     def __cinit__(self, *args, **kwargs):
-        self.K = 0
-        self.cap = 0
-        self.allocated = False
-        self.ready = False
-        self.kps = NULL
-        self.Xs = NULL
-        self.sq = NULL
-        self.l1 = NULL
-        self.al = NULL
-        self.st = NULL
-        self.n = NULL
-        self.ld = NULL
-        self.normsq = NULL
-        self.lam = NULL
-        self.cum_est = NULL
-        self.krow = NULL
-        self.n_added = NULL
-        self.n_exploit = NULL
-        self.n_explore = NULL
-        self.osmd = None
-        self.I_next = 0
-        self.rec_I = NULL
-        self.rec_J = NULL
-        self.rec_rows = NULL
-        self.rec_rho = NULL
-        self.rec_kev = NULL
-        self.rec_eta = NULL
-        self.rec_q = NULL
-        self.rec_n = 0
-        self.rec_cap = 0
-        self._records = None
-        self.r_code = False
         self.r_m = 4.0
-        self.r_restarts = 0
-        self.pbar = NULL
         self._reset_counters()
 
     def _reset_counters(self):
@@ -167,15 +161,6 @@ cdef class BATBooksCore(Learner):
     def __dealloc__(self):
         self._free_buffers()
         free(self.kps)
-        free(self.n)
-        free(self.ld)
-        free(self.normsq)
-        free(self.lam)
-        free(self.cum_est)
-        free(self.n_added)
-        free(self.n_exploit)
-        free(self.n_explore)
-        free(self.pbar)
 
     cdef void _free_buffers(self):
         cdef int i
@@ -209,16 +194,7 @@ cdef class BATBooksCore(Learner):
         # a re-initialisation (set_params before learning) starts from scratch
         self._free_buffers()
         free(self.kps)
-        free(self.n)
-        free(self.ld)
-        free(self.normsq)
-        free(self.lam)
-        free(self.cum_est)
-        free(self.n_added)
-        free(self.n_exploit)
-        free(self.n_explore)
-        free(self.pbar)
-        self.pbar = NULL
+        self.kps = NULL
         self.r_code = r_code
         self.r_m = 4.0
         self.r_restarts = 0
@@ -226,34 +202,16 @@ cdef class BATBooksCore(Learner):
         self.d = -1
         self._reset_counters()
         self.K = K
-        self.kps = <KernelParams*> malloc(K * sizeof(KernelParams))
-        self.n = <int*> malloc(K * sizeof(int))
-        self.ld = <int*> malloc(K * sizeof(int))
-        self.normsq = <double*> malloc(K * sizeof(double))
-        self.lam = <double*> malloc(K * sizeof(double))
-        self.cum_est = <double*> malloc(K * sizeof(double))
-        self.n_added = <long long*> malloc(K * sizeof(long long))
-        self.n_exploit = <long long*> malloc(K * sizeof(long long))
-        self.n_explore = <long long*> malloc(K * sizeof(long long))
-        self.pbar = <double*> malloc(K * sizeof(double))
-        if (self.pbar == NULL or self.kps == NULL or self.n == NULL or self.ld == NULL or self.normsq == NULL
-                or self.lam == NULL or self.cum_est == NULL or self.n_added == NULL
-                or self.n_exploit == NULL or self.n_explore == NULL):
-            raise MemoryError("cannot allocate the BATBooks state")
-        for i in range(K):
-            kind, gamma, coef0, degree = kernels[i].kernel_params()
-            self.kps[i].kind = kind
-            self.kps[i].gamma = gamma
-            self.kps[i].coef0 = coef0
-            self.kps[i].degree = degree
-            self.n[i] = 0
-            self.ld[i] = 0
-            self.normsq[i] = 0.0
-            self.lam[i] = 0.0
-            self.cum_est[i] = 0.0
-            self.n_added[i] = 0
-            self.n_exploit[i] = 0
-            self.n_explore[i] = 0
+        self.kps = kernel_params_array(kernels)
+        self.n = np.zeros(K, dtype=np.intc)
+        self.ld = np.zeros(K, dtype=np.intc)
+        self.normsq = np.zeros(K)
+        self.lam = np.zeros(K)
+        self.cum_est = np.zeros(K)
+        self.n_added = np.zeros(K, dtype=np.int64)
+        self.n_exploit = np.zeros(K, dtype=np.int64)
+        self.n_explore = np.zeros(K, dtype=np.int64)
+        self.pbar = np.empty(K)
         self.cap = 0
         self.U = 0.0
         self.loss_kind = loss_kind
@@ -446,7 +404,7 @@ cdef class BATBooksCore(Learner):
 
     cdef int size(self) noexcept nogil:
         cdef int i, s = 0
-        if self.n == NULL:
+        if self.K == 0:
             return 0
         for i in range(self.K):
             s += self.n[i]
@@ -688,39 +646,6 @@ cdef class BATBooksCore(Learner):
             sv[r] = self.st[i][r]
         return V, A, S
 
-    def _bat_values(self):
-        K = self.K
-        return {
-            "sizes": np.array([self.n[i] for i in range(K)], dtype=np.int64),
-            "norms_sq": np.array([self.normsq[i] for i in range(K)]),
-            "lam": np.array([self.lam[i] for i in range(K)]),
-            "cum_estimates": np.array([self.cum_est[i] for i in range(K)]),
-            "n_added": np.array([self.n_added[i] for i in range(K)], dtype=np.int64),
-            "exploit_counts": np.array([self.n_exploit[i] for i in range(K)], dtype=np.int64),
-            "explore_counts": np.array([self.n_explore[i] for i in range(K)], dtype=np.int64),
-            "p": self.osmd.probabilities,
-            "next_exploit": self.I_next,
-            "eta": self.osmd.eta,
-            "C_hat": self.chat,
-            "ell_max": self.ell,
-            "n_gradient": self.n_grad,
-            "n_rho": self.n_rho,
-            "n_full": self.n_full,
-            "n_projections": self.n_proj,
-            "kernel_rows_total": self.rows_total,
-            "kernel_evaluations_total": self.kev_total,
-            "max_kernel_evaluations": self.max_kev,
-            "max_buffer_size": self.max_size,
-            "max_criterion": self.max_c,
-            "capacity": self.cap,
-            "horizon_set": bool(self.ready),
-            "r_code": bool(self.r_code),
-            "r_m": self.r_m,
-            "restarts": self.r_restarts,
-        }
-
-    # -- pickling ----------------------------------------------------------------------
-
     def _bat_raw(self, int i):
         """``(vectors, coefficients, stamps, squared norms, l1 norms)`` of ``S_i``."""
         V, A, S = self._bat_buffer(i)
@@ -728,45 +653,20 @@ cdef class BATBooksCore(Learner):
         return (V, A, S, np.array([self.sq[i][r] for r in range(m)]),
                 np.array([self.l1[i][r] for r in range(m)]))
 
-    def _bat_state(self):
-        buffers = [self._bat_raw(i) for i in range(self.K)] if self.allocated else None
-        v = self._bat_values()
-        return {
-            "buffers": buffers,
-            "norms_sq": v["norms_sq"], "cum_estimates": v["cum_estimates"],
-            "n_added": v["n_added"], "exploit_counts": v["exploit_counts"],
-            "explore_counts": v["explore_counts"],
-            "osmd": self.osmd, "I_next": self.I_next, "cap": self.cap,
-            "chat": self.chat, "ell": self.ell,
-            "r": (bool(self.r_code), self.r_m, self.r_restarts),
-            "counters": (self.n_grad, self.n_rho, self.n_full, self.n_proj, self.rows_total,
-                         self.kev_total, self.max_kev, self.max_size, self.max_c),
-        }
+    def _bat_buffers(self):
+        return [self._bat_raw(i) for i in range(self.K)] if self.allocated else None
 
-    def _bat_restore(self, dict state):
+    def _put_buffers(self, buffers):
+        """Inverse of ``_bat_buffers`` (after ``cap`` is restored)."""
         cdef int i, r, j, m
         cdef const double[:, ::1] V
         cdef const double[::1] A, sqv, l1v
         cdef const long long[::1] S
-        self.cap = state["cap"]
-        self.osmd = state["osmd"]
-        self.I_next = state["I_next"]
-        self.chat = state["chat"]
-        self.ell = state["ell"]
-        self.r_code, self.r_m, self.r_restarts = state.get("r", (False, 4.0, 0))
-        (self.n_grad, self.n_rho, self.n_full, self.n_proj, self.rows_total, self.kev_total,
-         self.max_kev, self.max_size, self.max_c) = state["counters"]
-        for i in range(self.K):
-            self.normsq[i] = state["norms_sq"][i]
-            self.cum_est[i] = state["cum_estimates"][i]
-            self.n_added[i] = state["n_added"][i]
-            self.n_exploit[i] = state["exploit_counts"][i]
-            self.n_explore[i] = state["explore_counts"][i]
-        if state["buffers"] is None:
+        if buffers is None:
             return
         self._core_allocate(self.d, 1, False)
         for i in range(self.K):
-            Vn, An, Sn, sqn, l1n = state["buffers"][i]
+            Vn, An, Sn, sqn, l1n = buffers[i]
             m = An.shape[0]
             if m == 0:
                 continue

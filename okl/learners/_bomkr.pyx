@@ -24,10 +24,12 @@ from libc.string cimport memcpy
 from okl._core cimport (Learner, Row, KernelParams, SupportSet, Stream, sq_dist_row,
                         exp_scaled, kernel_row)
 from okl._losses cimport LOSS_ABSOLUTE, loss_value
-from okl.learners._ksets cimport KernelSets
+from okl.learners._ksets cimport KernelSets, kernel_params_array
 from scipy.linalg.cython_blas cimport ddot, dscal
 
 import numpy as np
+
+from okl._learner import Field, fields
 
 cdef int INC1 = 1
 
@@ -50,52 +52,37 @@ cdef class _CombinedRegressors(Learner):
     """The weights shared by both cores: ``p``, the last ``f_{t,i}(x_t)`` and the rule
     ``p_{t+1,i} ∝ p_{t,i} beta^{err_{t,i}}``."""
     cdef int K
-    cdef double* p              # p_t
-    cdef double* fvals          # f_{t,i}(x_t)
-    cdef double* errs           # |f_{t,i}(x_t) - y_t|
-    cdef double* cum_err        # sum_t |f_{t,i}(x_t) - y_t| per kernel
-    cdef double eta             # step size
-    cdef double lam             # regularization: coefficients decay by (1 - eta lam)
-    cdef double beta            # discount of the weights
-    cdef long long T
-    cdef bint allocated
+    cdef readonly double[::1] p         # p_t
+    cdef readonly double[::1] fvals     # f_{t,i}(x_t)
+    cdef double[::1] errs               # |f_{t,i}(x_t) - y_t|
+    cdef readonly double[::1] cum_err   # sum_t |f_{t,i}(x_t) - y_t| per kernel
+    cdef public double eta_             # step size
+    cdef public double lam_             # regularization: coefficients decay by (1 - eta lam)
+    cdef public double beta_            # discount of the weights
+    cdef public long long T_            # the horizon they were set for (0: not yet)
+    cdef public bint allocated
 
-    def __cinit__(self, *args, **kwargs):
-        self.K = 0
-        self.p = self.fvals = self.errs = self.cum_err = NULL
-        self.allocated = False
-        self.T = 0
-
-    def __dealloc__(self):
-        free(self.p)
-        free(self.fvals)
-        free(self.errs)
-        free(self.cum_err)
+    # the keys and order of the pickles written before the state was declared
+    _head_fields = fields(Field("cum_err", dtype=np.float64), ("T", "T_"), ("eta", "eta_"),
+                          ("lam", "lam_"), ("beta", "beta_"))
+    _tail_fields = fields(Field("p", dtype=np.float64), Field("fvals", dtype=np.float64),
+                         "allocated")
 
     def _comb_setup(self, int K):
-        cdef int i
-        free(self.p)
-        free(self.fvals)
-        free(self.errs)
-        free(self.cum_err)
-        self.p = <double*> malloc(K * sizeof(double))
-        self.fvals = <double*> calloc(K, sizeof(double))
-        self.errs = <double*> calloc(K, sizeof(double))
-        self.cum_err = <double*> calloc(K, sizeof(double))
-        if self.p == NULL or self.fvals == NULL or self.errs == NULL or self.cum_err == NULL:
-            raise MemoryError()
         self.K = K
-        for i in range(K):
-            self.p[i] = 1.0 / K
+        self.p = np.full(K, 1.0 / K)
+        self.fvals = np.zeros(K)
+        self.errs = np.zeros(K)
+        self.cum_err = np.zeros(K)
 
     def _comb_set_horizon(self, long long T, double eta, double lam, double beta):
-        self.T = T
-        self.eta = eta
-        self.lam = lam
-        self.beta = beta
+        self.T_ = T
+        self.eta_ = eta
+        self.lam_ = lam
+        self.beta_ = beta
 
     def _horizon(self):
-        return self.T
+        return self.T_
 
     cdef double loss(self, double y, double f) noexcept nogil:
         return loss_value(LOSS_ABSOLUTE, y, f)
@@ -112,7 +99,7 @@ cdef class _CombinedRegressors(Learner):
         """``errs`` and ``p_{t+1,i} = p_{t,i} beta^{err_i} / sum_j p_{t,j} beta^{err_j}``
         (the factor ``beta^{min_j err_j}`` is divided out first: no underflow)."""
         cdef int i
-        cdef double m, z = 0.0, lb = log(self.beta)
+        cdef double m, z = 0.0, lb = log(self.beta_)
         for i in range(self.K):
             self.errs[i] = fabs(self.fvals[i] - y)
             self.cum_err[i] += self.errs[i]
@@ -129,74 +116,37 @@ cdef class _CombinedRegressors(Learner):
     @property
     def p_(self):
         """The current combination weights ``p_t`` (a copy)."""
-        return np.array([self.p[i] for i in range(self.K)])
+        return np.array(self.p)
 
     def _last_scores(self):
-        return np.array([self.fvals[i] for i in range(self.K)])
-
-    def _comb_values(self):
-        return {"cum_err": np.array([self.cum_err[i] for i in range(self.K)]),
-                "T": int(self.T), "eta": self.eta, "lam": self.lam, "beta": self.beta}
-
-    def _comb_state(self):
-        v = self._comb_values()
-        v["p"] = self.p_
-        v["fvals"] = self._last_scores()
-        v["allocated"] = bool(self.allocated)
-        return v
-
-    def _comb_restore(self, state):
-        cdef int i
-        for i in range(self.K):
-            self.p[i] = state["p"][i]
-            self.fvals[i] = state["fvals"][i]
-            self.cum_err[i] = state["cum_err"][i]
-        self.allocated = state["allocated"]
-        if state["T"] > 0:
-            self._comb_set_horizon(state["T"], state["eta"], state["lam"], state["beta"])
+        return np.array(self.fvals)
 
 
 cdef class BOMKRCore(_CombinedRegressors):
     """``K`` NORMA regressors on separate support sets (FIFO replacement once full)."""
-    cdef KernelSets sets
-    cdef int per_kernel
+    cdef public KernelSets sets         # the K support sets
+    cdef public int per_kernel
     cdef double nu
     cdef double eps0
-    cdef double* eps             # epsilon_{t,i}
-    cdef int* flag               # next slot to overwrite once set i is full
-    cdef long long* n_updates    # rounds with |f_i - y| > eps_i
-    cdef long long* n_replaced   # of which replaced the oldest entry
+    cdef readonly double[::1] eps       # epsilon_{t,i}
+    cdef readonly int[::1] flag         # next slot to overwrite once set i is full
+    cdef readonly long long[::1] n_updates    # rounds with |f_i - y| > eps_i
+    cdef readonly long long[::1] n_replaced   # of which replaced the oldest entry
 
-    def __cinit__(self, *args, **kwargs):
-        self.eps = NULL
-        self.flag = NULL
-        self.n_updates = self.n_replaced = NULL
-        self.sets = None
-
-    def __dealloc__(self):
-        free(self.eps)
-        free(self.flag)
-        free(self.n_updates)
-        free(self.n_replaced)
+    _state_fields = _CombinedRegressors._head_fields + fields(
+        Field("epsilon", "eps", dtype=np.float64), Field("n_updates", dtype=np.int64),
+        Field("n_replaced", dtype=np.int64), Field("sizes", get="_sizes"),
+        "per_kernel") + _CombinedRegressors._tail_fields + fields(
+        Field("flag", dtype=np.int64), "sets")
 
     def _bomkr_setup(self, int K, double nu, double eps0):
-        cdef int i
         self._comb_setup(K)
-        free(self.eps)
-        free(self.flag)
-        free(self.n_updates)
-        free(self.n_replaced)
-        self.eps = <double*> malloc(K * sizeof(double))
-        self.flag = <int*> calloc(K, sizeof(int))
-        self.n_updates = <long long*> calloc(K, sizeof(long long))
-        self.n_replaced = <long long*> calloc(K, sizeof(long long))
-        if self.eps == NULL or self.flag == NULL or self.n_updates == NULL \
-                or self.n_replaced == NULL:
-            raise MemoryError()
+        self.eps = np.full(K, eps0)
+        self.flag = np.zeros(K, dtype=np.intc)
+        self.n_updates = np.zeros(K, dtype=np.int64)
+        self.n_replaced = np.zeros(K, dtype=np.int64)
         self.nu = nu
         self.eps0 = eps0
-        for i in range(K):
-            self.eps[i] = eps0
 
     def _bomkr_allocate(self, kernels, int per_kernel):
         self.per_kernel = per_kernel
@@ -216,12 +166,12 @@ cdef class BOMKRCore(_CombinedRegressors):
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef int i, j
-        cdef double fi, err, c = 1.0 - self.eta * self.lam, a
+        cdef double fi, err, c = 1.0 - self.eta_ * self.lam_, a
         for i in range(self.K):
             fi = self.fvals[i]
             err = fabs(fi - y)
             if err > self.eps[i]:
-                a = -self.eta * _sgn(fi - y)
+                a = -self.eta_ * _sgn(fi - y)
                 self.sets.scale(i, c)
                 if self.sets.n[i] < self.per_kernel:
                     self.sets.add(i, x, a, self.t)
@@ -231,66 +181,34 @@ cdef class BOMKRCore(_CombinedRegressors):
                     self.sets.replace(i, j, x, a, self.t)
                     self.flag[i] = j + 1 if j + 1 < self.sets.n[i] else 0
                     self.n_replaced[i] += 1
-                self.eps[i] += (1.0 - self.nu) * self.eta
+                self.eps[i] += (1.0 - self.nu) * self.eta_
                 self.n_updates[i] += 1
             else:
-                self.eps[i] -= self.nu * self.eta
+                self.eps[i] -= self.nu * self.eta_
                 self.sets.scale(i, c)
         self.reweight(y)
 
-    def _bomkr_sets(self):
-        return self.sets
-
-    def _bomkr_values(self):
-        cdef int i
-        v = self._comb_values()
-        v.update({
-            "epsilon": np.array([self.eps[i] for i in range(self.K)]),
-            "n_updates": np.array([self.n_updates[i] for i in range(self.K)], dtype=np.int64),
-            "n_replaced": np.array([self.n_replaced[i] for i in range(self.K)],
-                                   dtype=np.int64),
-            "sizes": (self.sets.sizes if self.allocated else np.zeros(self.K, dtype=np.int64)),
-            "per_kernel": int(self.per_kernel),
-        })
-        return v
-
-    def _bomkr_state(self):
-        v = self._bomkr_values()
-        v.update(self._comb_state())
-        v["flag"] = np.array([self.flag[i] for i in range(self.K)], dtype=np.int64)
-        v["sets"] = self.sets
-        return v
-
-    def _bomkr_restore(self, state):
-        cdef int i
-        self._comb_restore(state)
-        self.sets = state["sets"]
-        self.per_kernel = state["per_kernel"]
-        for i in range(self.K):
-            self.eps[i] = state["epsilon"][i]
-            self.flag[i] = state["flag"][i]
-            self.n_updates[i] = state["n_updates"][i]
-            self.n_replaced[i] = state["n_replaced"][i]
+    def _sizes(self):
+        return self.sets.sizes if self.allocated else np.zeros(self.K, dtype=np.int64)
 
 
 cdef class BOMKRVCore(_CombinedRegressors):
     """``K`` absolute-loss OGD regressors sharing one support set (FIFO once full)."""
-    cdef double* neg_gamma      # -1 / (2 sigma_i^2)
-    cdef double* A              # A[i * B + j]: coefficient of vector j for kernel i
-    cdef double* dist           # ||x_t - s_j||^2, one row
-    cdef double* krow           # one kernel's row
-    cdef int B
-    cdef int flag               # next slot to overwrite once the set is full
-    cdef long long n_replaced
-    cdef bint shared            # one distance row for all kernels (False: K kernel rows)
+    cdef double* neg_gamma              # -1 / (2 sigma_i^2)
+    cdef double* A                      # A[i * capacity + j]: coefficient of vector j, kernel i
+    cdef double* dist                   # ||x_t - s_j||^2, one row
+    cdef double* krow                   # one kernel's row
+    cdef public int capacity            # B, the shared budget (0 until allocated)
+    cdef public int flag                # next slot to overwrite once the set is full
+    cdef public long long n_replaced
+    cdef public bint shared             # one distance row for all kernels (False: K rows)
     cdef KernelParams* kps
 
+    _state_fields = _CombinedRegressors._head_fields + fields(
+        "n_replaced", "flag", ("B", "capacity")) + _CombinedRegressors._tail_fields + fields(
+        Field("A", "coefficients_", put="_put_coefficients"), "shared")
+
     def __cinit__(self, *args, **kwargs):
-        self.neg_gamma = self.A = self.dist = self.krow = NULL
-        self.kps = NULL
-        self.B = 0
-        self.flag = 0
-        self.n_replaced = 0
         self.shared = True
 
     def __dealloc__(self):
@@ -303,19 +221,15 @@ cdef class BOMKRVCore(_CombinedRegressors):
     def _bomkrv_setup(self, kernels):
         cdef int i, K = len(kernels)
         self._comb_setup(K)
-        free(self.neg_gamma)
         free(self.kps)
+        self.kps = NULL
+        self.kps = kernel_params_array(kernels)
+        free(self.neg_gamma)
         self.neg_gamma = <double*> malloc(K * sizeof(double))
-        self.kps = <KernelParams*> malloc(K * sizeof(KernelParams))
-        if self.neg_gamma == NULL or self.kps == NULL:
+        if self.neg_gamma == NULL:
             raise MemoryError()
         for i in range(K):
-            kind, gamma, coef0, degree = kernels[i].kernel_params()
-            self.kps[i].kind = kind
-            self.kps[i].gamma = gamma
-            self.kps[i].coef0 = coef0
-            self.kps[i].degree = degree
-            self.neg_gamma[i] = -gamma
+            self.neg_gamma[i] = -self.kps[i].gamma
 
     def _bomkrv_allocate(self, int B):
         free(self.A)
@@ -326,7 +240,7 @@ cdef class BOMKRVCore(_CombinedRegressors):
         self.krow = <double*> malloc(B * sizeof(double))
         if self.A == NULL or self.dist == NULL or self.krow == NULL:
             raise MemoryError()
-        self.B = B
+        self.capacity = B
         self.allocated = True
 
     def _bomkrv_use_shared_distances(self, bint shared):
@@ -351,17 +265,17 @@ cdef class BOMKRVCore(_CombinedRegressors):
                 exp_scaled(self.krow, n, self.neg_gamma[i])
             else:
                 from_kernel_row(&self.kps[i], self.sv, x, self.krow)
-            self.fvals[i] = ddot(&n, self.A + <Py_ssize_t> i * self.B, &INC1, self.krow, &INC1)
+            self.fvals[i] = ddot(&n, self.A + <Py_ssize_t> i * self.capacity, &INC1, self.krow, &INC1)
         return self.combine()
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef int i, j, n = self.sv.n
-        cdef double c = 1.0 - self.eta * self.lam
+        cdef double c = 1.0 - self.eta_ * self.lam_
         self.reweight(y)
         if n > 0:
             for i in range(self.K):
-                dscal(&n, &c, self.A + <Py_ssize_t> i * self.B, &INC1)
-        if n < self.B:
+                dscal(&n, &c, self.A + <Py_ssize_t> i * self.capacity, &INC1)
+        if n < self.capacity:
             j = self.sv.add(x, 0.0, self.t)
             if j < 0:
                 self.error = 1
@@ -369,10 +283,10 @@ cdef class BOMKRVCore(_CombinedRegressors):
         else:
             j = self.flag
             self.sv.replace(j, x, 0.0, self.t)
-            self.flag = j + 1 if j + 1 < self.B else 0
+            self.flag = j + 1 if j + 1 < self.capacity else 0
             self.n_replaced += 1
         for i in range(self.K):
-            self.A[<Py_ssize_t> i * self.B + j] = -self.eta * _sgn(self.fvals[i] - y)
+            self.A[<Py_ssize_t> i * self.capacity + j] = -self.eta_ * _sgn(self.fvals[i] - y)
 
     @property
     def coefficients_(self):
@@ -381,7 +295,7 @@ cdef class BOMKRVCore(_CombinedRegressors):
         out = np.zeros((self.K, n))
         for i in range(self.K):
             for j in range(n):
-                out[i, j] = self.A[<Py_ssize_t> i * self.B + j]
+                out[i, j] = self.A[<Py_ssize_t> i * self.capacity + j]
         return out
 
     def _bomkrv_kernel_rows(self, X):
@@ -409,27 +323,11 @@ cdef class BOMKRVCore(_CombinedRegressors):
                 memcpy(&o[i, t, 0], self.krow, n * sizeof(double))
         return out
 
-    def _bomkrv_values(self):
-        v = self._comb_values()
-        v.update({"n_replaced": int(self.n_replaced), "flag": int(self.flag), "B": int(self.B)})
-        return v
-
-    def _bomkrv_state(self):
-        v = self._bomkrv_values()
-        v.update(self._comb_state())
-        v["A"] = self.coefficients_
-        v["shared"] = bool(self.shared)
-        return v
-
-    def _bomkrv_restore(self, state):
+    def _put_coefficients(self, A):
+        """Inverse of ``coefficients_`` (after ``allocated`` and ``B`` are restored)."""
         cdef int i, j
-        self._comb_restore(state)
-        self.shared = state["shared"]
-        if state["allocated"]:
-            self._bomkrv_allocate(state["B"])
-            A = state["A"]
+        if self.allocated:
+            self._bomkrv_allocate(self.capacity)
             for i in range(self.K):
                 for j in range(A.shape[1]):
-                    self.A[<Py_ssize_t> i * self.B + j] = A[i, j]
-        self.flag = state["flag"]
-        self.n_replaced = state["n_replaced"]
+                    self.A[<Py_ssize_t> i * self.capacity + j] = A[i, j]

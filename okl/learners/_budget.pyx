@@ -11,6 +11,7 @@ from libc.math cimport fabs, fmax, fmin, sqrt
 from libc.stdlib cimport malloc, free
 
 from okl._core cimport Learner, Row, kernel_self
+from okl._learner import fields
 
 import numpy as np
 
@@ -27,10 +28,10 @@ cdef class ForgetronCore(Learner):
     for the current run, the shrink factor and round of every removal.
     """
     cdef int B
-    cdef int head                  # slot of the oldest support vector (a ring once full)
-    cdef double Q
-    cdef long long M
-    cdef long long removals
+    cdef public int head           # slot of the oldest support vector (a ring once full)
+    cdef public double Q
+    cdef public long long M
+    cdef public long long removals
     cdef double* work              # k(x_r, S) of the example to forget (B doubles)
     # per-run record of the removals (set by _forgetron_begin)
     cdef double* phi_out
@@ -38,15 +39,7 @@ cdef class ForgetronCore(Learner):
     cdef long long n_out, cap_out
     cdef object _phi_buffer, _round_buffer
 
-    def __cinit__(self, *args, **kwargs):
-        self.work = NULL
-        self.phi_out = NULL
-        self.round_out = NULL
-        self.n_out = 0
-        self.cap_out = 0
-        self.Q = 0.0
-        self.M = 0
-        self.removals = 0
+    _state_fields = fields("Q", "M", "removals", "head")
 
     def __dealloc__(self):
         free(self.work)
@@ -127,22 +120,10 @@ cdef class ForgetronCore(Learner):
             self.round_out[self.n_out] = self.t
             self.n_out += 1
 
-    def _forgetron_values(self):
-        return {"Q": self.Q, "M": self.M, "removals": self.removals}
-
     def _forgetron_record(self):
         if self._phi_buffer is None:
             return np.empty(0), np.empty(0, dtype=np.int64)
         return (self._phi_buffer[:self.n_out].copy(), self._round_buffer[:self.n_out].copy())
-
-    def _forgetron_state(self):
-        return {"Q": self.Q, "M": self.M, "removals": self.removals, "head": self.head}
-
-    def _forgetron_restore(self, state):
-        self.head = state["head"]
-        self.Q = state["Q"]
-        self.M = state["M"]
-        self.removals = state["removals"]
 
 
 # ----------------------------------------------------------------------------
@@ -152,10 +133,9 @@ cdef class ForgetronCore(Learner):
 cdef class RBPCore(Learner):
     """On a mistake with a full budget, forget a uniformly drawn support vector."""
     cdef int B
-    cdef long long removals
+    cdef public long long removals
 
-    def __cinit__(self, *args, **kwargs):
-        self.removals = 0
+    _state_fields = fields("removals")
 
     def _rbp_setup(self, int B):
         self.B = B
@@ -179,12 +159,6 @@ cdef class RBPCore(Learner):
         elif self.sv.add(x, y, self.t) < 0:
             self.error = 1
 
-    def _rbp_values(self):
-        return {"removals": self.removals}
-
-    def _rbp_restore(self, state):
-        self.removals = state["removals"]
-
 
 # ----------------------------------------------------------------------------
 # BOGD and BOGD++, Zhao, Wang, Wu, Jin & Hoi (ICML 2012)
@@ -203,17 +177,12 @@ cdef class BOGDCore(Learner):
     cdef double eta, lam, cap
     cdef bint nonuniform
     cdef bint rescale              # the R code: all coefficients times min(1, cap / max|a|)
-    cdef long long removals, n_updates
+    cdef public long long removals, n_updates
     cdef double* w                 # |alpha_j| sqrt(k(x_j, x_j))
     cdef double* q                 # 1 - p_j, the survival probabilities
     cdef unsigned char* capped
 
-    def __cinit__(self, *args, **kwargs):
-        self.w = NULL
-        self.q = NULL
-        self.capped = NULL
-        self.removals = 0
-        self.n_updates = 0
+    _state_fields = fields("removals", "n_updates")
 
     def __dealloc__(self):
         free(self.w)
@@ -377,13 +346,6 @@ cdef class BOGDCore(Learner):
             out[j] = 1.0 - self.q[j]
         return out
 
-    def _bogd_values(self):
-        return {"removals": self.removals, "n_updates": self.n_updates}
-
-    def _bogd_restore(self, state):
-        self.removals = state["removals"]
-        self.n_updates = state["n_updates"]
-
 
 # ----------------------------------------------------------------------------
 # NORMA with the nu-epsilon-insensitive loss and a replacement pointer, as Li & Liao's
@@ -395,14 +357,12 @@ cdef class NORMAReplaceCore(Learner):
     the slot of a cyclic pointer (``slots`` of them: ``B - 1`` in the R code)."""
     cdef int B
     cdef int slots                 # the pointer cycles over slots 0 .. slots - 1
-    cdef int pointer
-    cdef double eta, lam, nu, eps
-    cdef long long n_updates, replacements
+    cdef public int pointer
+    cdef double eta, lam, nu
+    cdef public double eps
+    cdef public long long n_updates, replacements
 
-    def __cinit__(self, *args, **kwargs):
-        self.pointer = 0
-        self.n_updates = 0
-        self.replacements = 0
+    _state_fields = fields(("epsilon", "eps"), "pointer", "n_updates", "replacements")
 
     def _nr_setup(self, int B, int slots, double eta, double lam, double nu, double eps):
         self.B = B
@@ -439,13 +399,3 @@ cdef class NORMAReplaceCore(Learner):
             self.eps += (1.0 - self.nu) * self.eta
         else:
             self.eps -= self.nu * self.eta
-
-    def _nr_values(self):
-        return {"epsilon": self.eps, "pointer": self.pointer, "n_updates": self.n_updates,
-                "replacements": self.replacements}
-
-    def _nr_restore(self, state):
-        self.eps = state["epsilon"]
-        self.pointer = state["pointer"]
-        self.n_updates = state["n_updates"]
-        self.replacements = state["replacements"]

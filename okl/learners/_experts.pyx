@@ -84,17 +84,6 @@ cdef class ExpertsCore:
     standalone learners.
     """
 
-    def __cinit__(self, *args, **kwargs):
-        self.K = 0
-        self.t = 0
-        self.eta = 0.0
-        self.p = NULL
-        self.logp = NULL
-        self.logp0 = NULL
-        self.work = NULL
-        self._rng = None
-        self.bitgen = NULL
-
     def __dealloc__(self):
         free(self.p)
         free(self.logp)
@@ -334,13 +323,6 @@ cdef class MSMWCore(FullInfoCore):
     the residual of the root only perturbs ``lambda`` at the level of ``eps``.
     """
 
-    def __cinit__(self, *args, **kwargs):
-        self.scale = NULL
-        self.b = NULL
-        self.last_lambda = 0.0
-        self.last_iterations = 0
-        self.max_iterations = 0
-
     def __dealloc__(self):
         free(self.scale)
         free(self.b)
@@ -501,9 +483,6 @@ cdef class OSMDCore(ExpertsCore):
     (``I_t ~ p_t`` and ``J_t`` uniform both observed:
     ``c~_i = c_i 1{i in {I_t, J_t}} / ((K-1)/K p_{t,i} + 1/K)``).
     """
-
-    def __cinit__(self, *args, **kwargs):
-        self.est = NULL
 
     def __dealloc__(self):
         free(self.est)

@@ -17,6 +17,7 @@ cimport numpy as cnp
 
 from okl._core cimport Learner, Row, Stream
 from okl._losses cimport loss_derivative, loss_value
+from okl._learner import Field, fields
 
 cnp.import_array()
 
@@ -84,16 +85,12 @@ cdef class FOGDCore(Learner):
     cdef double* w
     cdef double* ux
     cdef double* z
-    cdef long long n_updates
+    cdef public long long n_updates
 
-    def __cinit__(self, *args, **kwargs):
-        self.U = NULL
-        self.w = NULL
-        self.ux = NULL
-        self.z = NULL
-        self.D = 0
-        self.n_feat = 0
-        self.n_updates = 0
+    # the frequencies and weights are drawn / allocated at the first example (None before)
+    _state_fields = fields(Field("U", get="_fogd_frequencies", put="_put_frequencies"),
+                           Field("w", get="_drawn_weights", put="_put_weights"),
+                           "n_updates")
 
     def __dealloc__(self):
         self._free()
@@ -197,17 +194,21 @@ cdef class FOGDCore(Learner):
     def _fogd_weights(self):
         return np.zeros(self.n_feat) if self.w == NULL else _vector(self.w, self.n_feat)
 
-    def _fogd_values(self):
-        return {"n_updates": int(self.n_updates), "D": int(self.D)}
+    def _drawn_weights(self):
+        return None if self.w == NULL else self._fogd_weights()
 
-    def _fogd_state(self):
-        return {"U": self._fogd_frequencies(), "w": None if self.w == NULL else
-                self._fogd_weights(), "n_updates": self.n_updates}
+    def _put_frequencies(self, U):
+        """Inverse of ``_fogd_frequencies`` (allocates the features; the weights 0)."""
+        if U is not None:
+            self._fogd_allocate(U)
 
-    def _fogd_restore(self, state):
-        if state["U"] is not None:
-            self._fogd_allocate(state["U"], state["w"])
-        self.n_updates = state["n_updates"]
+    def _put_weights(self, w):
+        """Inverse of ``_drawn_weights`` (after ``_put_frequencies``)."""
+        cdef Py_ssize_t i
+        if w is not None:
+            wv = np.ascontiguousarray(w, dtype=np.float64)
+            for i in range(self.n_feat):
+                self.w[i] = wv[i]
 
 
 # ----------------------------------------------------------------------------
@@ -244,10 +245,12 @@ cdef class NOGDCore(Learner):
     """
     cdef int loss_kind
     cdef double eta
-    cdef int B, k, r
-    cdef bint switched, use_P, lazy
+    cdef int B, k
+    cdef public int r
+    cdef public bint switched
+    cdef bint use_P, lazy
     cdef bint add_every     # stage 1 adds every example (NOGD.R), not only loss rounds
-    cdef long long switch_round
+    cdef public long long switch_round
     cdef int win_rounds, win_updates
     cdef double* M
     cdef double* P          # M^T M (B x B, upper triangle) when use_P
@@ -255,24 +258,7 @@ cdef class NOGDCore(Learner):
     cdef double* beta       # M^T w: its coefficients on S (current when lazy)
     cdef double* z
     cdef double* evals      # the top-k eigenvalues of K_B (descending), for inspection
-    cdef long long n_updates
-
-    def __cinit__(self, *args, **kwargs):
-        self.M = NULL
-        self.P = NULL
-        self.w = NULL
-        self.beta = NULL
-        self.z = NULL
-        self.evals = NULL
-        self.switched = False
-        self.use_P = False
-        self.lazy = False
-        self.add_every = False
-        self.r = 0
-        self.switch_round = 0
-        self.win_rounds = 0
-        self.win_updates = 0
-        self.n_updates = 0
+    cdef public long long n_updates
 
     def __dealloc__(self):
         self._free()
@@ -546,16 +532,17 @@ cdef class NOGDCore(Learner):
         M, w, _ = self._nogd_map()
         return M.T @ w
 
-    def _nogd_values(self):
-        return {"n_updates": int(self.n_updates), "switched": bool(self.switched),
-                "switch_round": int(self.switch_round) if self.switched else None,
-                "rank": int(self.r)}
+    def _switch_round(self):
+        return int(self.switch_round) if self.switched else None
 
     @property
     def keeps_coefficients(self):
         """After the switch: True while the linear model is kept as ``beta = M^T w``
         (lazy form), False while it is kept as ``w`` (eager form)."""
         return bool(self.lazy)
+
+    # The state stays written by hand: after the switch the Nystrom map (k x B, its
+    # eigenvalues, the weights, beta) is rebuilt into its buffers and finished.
 
     def _nogd_state(self):
         if not self.switched:

@@ -25,6 +25,8 @@ from scipy.linalg.cython_blas cimport ddot
 
 import numpy as np
 
+from okl._learner import Field, fields
+
 cdef int INC1 = 1
 
 cdef enum:
@@ -42,22 +44,22 @@ cdef inline double _sum(const double* v, int n) noexcept nogil:
 
 cdef class ISKACore(Learner):
     """Typed state of ISKA: two buffers, the block sums per kernel, the median window."""
-    cdef SupportSet pos, neg
+    cdef public SupportSet pos, neg     # S+ and S- (None before the first example)
     cdef int K
     cdef int cap                # B // 2 examples per class
-    cdef int B
+    cdef public int budget      # B (0 until the first example)
     cdef int q                  # window of the median
-    cdef int cur                # selected kernel (-1: the initial kernel)
+    cdef public int cur         # selected kernel (-1: the initial kernel)
     cdef double g0              # gamma of the initial kernel
-    cdef double* gam            # gamma_i = 1 / (2 sigma_i^2)
-    cdef double* bp             # beta_{+,i}
-    cdef double* bn             # beta_{-,i}
-    cdef double* gm             # gamma_i (cross sums)
-    cdef double* csk            # C_i (raw, then its median)
-    cdef double* cskm           # q x K window of past C vectors (row r at cskm[r * K])
-    cdef double* col            # q doubles: one column of the window, sorted
-    cdef int signal             # 1 + number of C updates so far (R's `signal`)
-    cdef int locate             # 1-based row of the window written next (R's `locate`)
+    cdef double[::1] gam        # gamma_i = 1 / (2 sigma_i^2)
+    cdef readonly double[::1] bp    # beta_{+,i}
+    cdef readonly double[::1] bn    # beta_{-,i}
+    cdef readonly double[::1] gm    # gamma_i (cross sums)
+    cdef readonly double[::1] csk   # C_i (raw, then its median)
+    cdef readonly double[::1] cskm  # q x K window of past C vectors (row r at cskm[r * K])
+    cdef double[::1] col        # q doubles: one column of the window, sorted
+    cdef public int signal      # 1 + number of C updates so far (R's `signal`)
+    cdef public int locate      # 1-based row of the window written next (R's `locate`)
     cdef double* phi_p          # k_c(x_t, S+) of the last scored example
     cdef double* phi_n          # k_c(x_t, S-)
     cdef double* d_own          # ||x_t - s||^2 over the updated class's buffer
@@ -65,35 +67,28 @@ cdef class ISKACore(Learner):
     cdef double* r_own          # ||x_R - s||^2 (replacement rounds)
     cdef double* r_oth
     cdef double* tmp
-    cdef double eta0            # constant step (STEP_CONSTANT)
+    cdef public double eta0     # constant step (STEP_CONSTANT)
     cdef double lam             # regularization: w decays by 1 - eta_t lam
     cdef double mu              # coherence threshold of a replacement
     cdef int step_rule
-    cdef long long T
-    cdef long long n_added, n_replaced, n_draws, n_sampled, n_blocked, n_switches
-    cdef long long n_ska        # C updates (rounds that changed a buffer with both non-empty)
-    cdef long long* n_selected  # rounds each kernel predicted (index K: the initial kernel)
-    cdef bint allocated
+    cdef public long long T_    # the horizon eta0 was set for (0: not yet)
+    cdef public long long n_added, n_replaced, n_draws, n_sampled, n_blocked, n_switches
+    cdef public long long n_ska     # C updates (rounds that changed a buffer, both non-empty)
+    cdef readonly long long[::1] n_selected  # rounds each kernel predicted (K: the initial)
+    cdef public bint allocated
 
-    def __cinit__(self, *args, **kwargs):
-        self.K = 0
-        self.gam = self.bp = self.bn = self.gm = self.csk = self.cskm = self.col = NULL
-        self.phi_p = self.phi_n = self.d_own = self.d_oth = self.r_own = self.r_oth = NULL
-        self.tmp = NULL
-        self.n_selected = NULL
-        self.pos = self.neg = None
-        self.allocated = False
-        self.T = 0
+    # the counters the extras read first: the keys and order of the pickles written before
+    _values_fields = fields(
+        "n_added", "n_replaced", "n_draws", "n_sampled", "n_blocked", "n_switches",
+        ("n_criterion_updates", "n_ska"), Field("n_selected", dtype=np.int64), ("T", "T_"),
+        ("eta", "eta0"), Field("B", "budget", put="_put_budget"))
+    _state_fields = _values_fields + fields(
+        Field("bp", dtype=np.float64), Field("bn", dtype=np.float64),
+        Field("gm", dtype=np.float64), Field("csk", dtype=np.float64),
+        Field("cskm", dtype=np.float64), "signal", "locate", "cur", "pos", "neg",
+        Field("allocated", put="_put_allocated"))
 
     def __dealloc__(self):
-        free(self.gam)
-        free(self.bp)
-        free(self.bn)
-        free(self.gm)
-        free(self.csk)
-        free(self.cskm)
-        free(self.col)
-        free(self.n_selected)
         self._free_rows()
 
     cdef void _free_rows(self):
@@ -111,33 +106,19 @@ cdef class ISKACore(Learner):
 
     def _iska_setup(self, kernels, double init_gamma, int q, double lam, double mu,
                     int step_rule):
-        cdef int i, K = len(kernels)
-        free(self.gam)
-        free(self.bp)
-        free(self.bn)
-        free(self.gm)
-        free(self.csk)
-        free(self.cskm)
-        free(self.col)
-        free(self.n_selected)
-        self.gam = <double*> malloc(K * sizeof(double))
-        self.bp = <double*> calloc(K, sizeof(double))
-        self.bn = <double*> calloc(K, sizeof(double))
-        self.gm = <double*> calloc(K, sizeof(double))
-        self.csk = <double*> calloc(K, sizeof(double))
-        self.cskm = <double*> calloc(<size_t> q * K, sizeof(double))
-        self.col = <double*> malloc(q * sizeof(double))
-        self.n_selected = <long long*> calloc(K + 1, sizeof(long long))
-        if (self.gam == NULL or self.bp == NULL or self.bn == NULL or self.gm == NULL
-                or self.csk == NULL or self.cskm == NULL or self.col == NULL
-                or self.n_selected == NULL):
-            raise MemoryError()
+        cdef int K = len(kernels)
+        self.gam = np.array([k.kernel_params()[1] for k in kernels], dtype=np.float64)
+        self.bp = np.zeros(K)
+        self.bn = np.zeros(K)
+        self.gm = np.zeros(K)
+        self.csk = np.zeros(K)
+        self.cskm = np.zeros(<Py_ssize_t> q * K)
+        self.col = np.empty(q)
+        self.n_selected = np.zeros(K + 1, dtype=np.int64)
         self.K = K
-        for i in range(K):
-            self.gam[i] = kernels[i].kernel_params()[1]
         self.g0 = init_gamma
         self.cur = -1
-        self.B = 0
+        self.budget = 0
         self.cap = 0
         self.q = q
         self.lam = lam
@@ -151,7 +132,7 @@ cdef class ISKACore(Learner):
     def _iska_allocate(self, kernel, int B):
         """The budget, the two buffers of ``B // 2`` (``kernel`` is only a placeholder: the
         rows are computed here with the selected kernel) and the row buffers."""
-        self.B = B
+        self.budget = B
         self.cap = B // 2
         self.pos = SupportSet(kernel, self.d, self.cap, False)
         self.neg = SupportSet(kernel, self.d, self.cap, False)
@@ -174,11 +155,11 @@ cdef class ISKACore(Learner):
         self.allocated = True
 
     def _iska_set_horizon(self, long long T, double eta):
-        self.T = T
+        self.T_ = T
         self.eta0 = eta
 
     def _horizon(self):
-        return self.T
+        return self.T_
 
     # -- helpers --------------------------------------------------------------------
 
@@ -221,12 +202,12 @@ cdef class ISKACore(Learner):
         if self.signal <= self.q:
             row = self.locate
             self.locate += 1
-            memcpy(self.cskm + (row - 1) * self.K, self.csk, self.K * sizeof(double))
+            memcpy(&self.cskm[(row - 1) * self.K], &self.csk[0], self.K * sizeof(double))
             self.signal += 1
         else:
             row = self.q if self.signal % self.q == 0 else self.signal % self.q
             self.locate = row
-            memcpy(self.cskm + (row - 1) * self.K, self.csk, self.K * sizeof(double))
+            memcpy(&self.cskm[(row - 1) * self.K], &self.csk[0], self.K * sizeof(double))
             self.signal += 1
             for i in range(self.K):
                 self.csk[i] = self._median(i)
@@ -286,9 +267,9 @@ cdef class ISKACore(Learner):
             self.neg.scale(c)
             return
         if plus:
-            self._learn(self.pos, self.neg, self.bp, self.phi_p, self.phi_n, x, y, eta, c)
+            self._learn(self.pos, self.neg, &self.bp[0], self.phi_p, self.phi_n, x, y, eta, c)
         else:
-            self._learn(self.neg, self.pos, self.bn, self.phi_n, self.phi_p, x, y, eta, c)
+            self._learn(self.neg, self.pos, &self.bn[0], self.phi_n, self.phi_p, x, y, eta, c)
 
     cdef void _learn(self, SupportSet own, SupportSet oth, double* bo, double* phi_own,
                      double* phi_oth, const Row* x, double y, double eta,
@@ -347,7 +328,7 @@ cdef class ISKACore(Learner):
             if phi_own[j] > maxphi:
                 maxphi = phi_own[j]
                 indS = j
-        prob = fmin(<double> self.B / (2.0 * self.t), 1.0)
+        prob = fmin(<double> self.budget / (2.0 * self.t), 1.0)
         u = self.uniform()
         self.n_draws += 1
         if u < prob:
@@ -393,60 +374,16 @@ cdef class ISKACore(Learner):
     @property
     def criteria_(self):
         """The last ``C_i`` used for the selection (the window's median once it is full)."""
-        return np.array([self.csk[i] for i in range(self.K)])
-
-    def _iska_sets(self):
-        return self.pos, self.neg
+        return np.array(self.csk)
 
     def _iska_block_sums(self):
-        return (np.array([self.bp[i] for i in range(self.K)]),
-                np.array([self.bn[i] for i in range(self.K)]),
-                np.array([self.gm[i] for i in range(self.K)]))
+        return np.array(self.bp), np.array(self.bn), np.array(self.gm)
 
-    def _iska_values(self):
-        return {"n_added": int(self.n_added), "n_replaced": int(self.n_replaced),
-                "n_draws": int(self.n_draws), "n_sampled": int(self.n_sampled),
-                "n_blocked": int(self.n_blocked), "n_switches": int(self.n_switches),
-                "n_criterion_updates": int(self.n_ska),
-                "n_selected": np.array([self.n_selected[i] for i in range(self.K + 1)],
-                                       dtype=np.int64),
-                "T": int(self.T), "eta": self.eta0, "B": int(self.B)}
+    def _put_budget(self, int B):
+        self.budget = B
+        self.cap = B // 2
 
-    def _iska_state(self):
-        v = self._iska_values()
-        bp, bn, gm = self._iska_block_sums()
-        v.update({"bp": bp, "bn": bn, "gm": gm, "csk": self.criteria_,
-                  "cskm": np.array([self.cskm[i] for i in range(self.q * self.K)]),
-                  "signal": int(self.signal), "locate": int(self.locate), "cur": int(self.cur),
-                  "pos": self.pos, "neg": self.neg, "allocated": bool(self.allocated)})
-        return v
-
-    def _iska_restore(self, state):
-        cdef int i
-        self.n_added = state["n_added"]
-        self.n_replaced = state["n_replaced"]
-        self.n_draws = state["n_draws"]
-        self.n_sampled = state["n_sampled"]
-        self.n_blocked = state["n_blocked"]
-        self.n_switches = state["n_switches"]
-        self.n_ska = state["n_criterion_updates"]
-        for i in range(self.K + 1):
-            self.n_selected[i] = state["n_selected"][i]
-        for i in range(self.K):
-            self.bp[i] = state["bp"][i]
-            self.bn[i] = state["bn"][i]
-            self.gm[i] = state["gm"][i]
-            self.csk[i] = state["csk"][i]
-        for i in range(self.q * self.K):
-            self.cskm[i] = state["cskm"][i]
-        self.signal = state["signal"]
-        self.locate = state["locate"]
-        self.cur = state["cur"]
-        if state["T"] > 0:
-            self._iska_set_horizon(state["T"], state["eta"])
-        self.B = state["B"]
-        self.cap = self.B // 2
-        if state["allocated"]:
-            self.pos = state["pos"]
-            self.neg = state["neg"]
+    def _put_allocated(self, bint allocated):
+        """After ``B``, ``pos`` and ``neg`` are restored: the row buffers."""
+        if allocated:
             self._iska_allocate_rows()

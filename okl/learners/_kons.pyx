@@ -30,6 +30,8 @@ import numpy as np
 from okl._core cimport Learner, Row, Stream, SupportSet, GramCholesky, kernel_self
 from okl.learners._kors cimport KORS, RidgeLeverage
 
+from okl._learner import Field, fields
+
 cdef int INC1 = 1
 cdef double ONE = 1.0
 cdef double ZERO = 0.0
@@ -72,9 +74,9 @@ cdef class SketchedKONSCore(Learner):
       ``phi(x)^T A~^{-1} phi(x) = r(x) / alpha`` with ``r`` the weighted ridge residual.
     """
     cdef double alpha, C, eta, beta, gamma
-    cdef bint allocated
-    cdef SupportSet hist
-    cdef RidgeLeverage rl
+    cdef public bint allocated
+    cdef public SupportSet hist
+    cdef public RidgeLeverage rl
     cdef int* didx
     cdef double* kS
     cdef double* v
@@ -84,16 +86,13 @@ cdef class SketchedKONSCore(Learner):
     cdef long long c_t
     cdef double c_raw, c_hat
     # counters
-    cdef long long n_sampled, n_zero, n_proj
-    cdef double sum_p, sum_lev, log_det
+    cdef public long long n_sampled, n_zero, n_proj
+    cdef public double sum_p, sum_lev, log_det
 
-    def __cinit__(self, *args, **kwargs):
-        self.allocated = False
-        self.didx = NULL
-        self.kS = NULL
-        self.v = NULL
-        self.vcap = 0
-        self.c_valid = False
+    _state_fields = fields(
+        "allocated", Field("hist", when="allocated"), Field("rl", when="allocated"),
+        Field("didx", "sketch_rows", put="_put_sketch_rows", when="allocated"),
+        ("counters", ("n_sampled", "n_zero", "n_proj", "sum_p", "sum_lev", "log_det")))
 
     def __dealloc__(self):
         free(self.didx)
@@ -224,12 +223,8 @@ cdef class SketchedKONSCore(Learner):
 
     # -- inspection and pickling ------------------------------------------------------
 
-    def _sketched_values(self):
-        return {"dictionary_size": self.sv.n if self.sv is not None else 0,
-                "sampled": self.n_sampled, "sampled_zero_gradient": self.n_zero,
-                "projections": self.n_proj, "sum_p": self.sum_p,
-                "sum_leverage": self.sum_lev, "log_det": self.log_det,
-                "stored_inputs": self.hist.n if self.allocated else 0}
+    def _stored_inputs(self):
+        return self.hist.n if self.allocated else 0
 
     @property
     def history(self):
@@ -249,31 +244,14 @@ cdef class SketchedKONSCore(Learner):
         """Lower ``L`` with ``L L^T = S K_SS S + alpha I``."""
         return self.rl.factor if self.allocated else np.empty((0, 0))
 
-    def _sketched_state(self):
-        if not self.allocated:
-            return {"allocated": False,
-                    "counters": (self.n_sampled, self.n_zero, self.n_proj, self.sum_p,
-                                 self.sum_lev, self.log_det)}
-        return {"allocated": True, "hist": self.hist, "rl": self.rl,
-                "didx": self.sketch_rows,
-                "counters": (self.n_sampled, self.n_zero, self.n_proj, self.sum_p,
-                             self.sum_lev, self.log_det)}
-
-    def _sketched_restore(self, state):
-        (self.n_sampled, self.n_zero, self.n_proj, self.sum_p, self.sum_lev,
-         self.log_det) = state["counters"]
-        if not state["allocated"]:
-            return
-        self.hist = state["hist"]
-        self.rl = state["rl"]
-        idx = np.asarray(state["didx"], dtype=np.int64)
+    def _put_sketch_rows(self, rows):
+        """Inverse of ``sketch_rows``."""
+        cdef int j
+        idx = np.asarray(rows, dtype=np.int64)
         if self.reserve_vec(max(idx.shape[0], 16)) != 0:
             raise MemoryError("cannot restore Sketched-KONS")
-        cdef int j
         for j in range(idx.shape[0]):
             self.didx[j] = idx[j]
-        self.allocated = True
-        self.c_valid = False
 
 
 # ----------------------------------------------------------------------------
@@ -298,9 +276,9 @@ cdef class ProsNKONSCore(Learner):
     """
     cdef double alpha, C, eta, mu, beta, eps
     cdef bint code                 # the code of Jezequel et al. (see okl.learners.kons)
-    cdef bint allocated
-    cdef KORS kors
-    cdef GramCholesky emb
+    cdef public bint allocated
+    cdef public KORS kors
+    cdef public GramCholesky emb
     cdef int cap
     cdef double* Ainv
     cdef double* wv
@@ -308,26 +286,24 @@ cdef class ProsNKONSCore(Learner):
     cdef double* kb
     cdef double* phi
     cdef double* aphi
-    cdef double u_next
+    cdef public double u_next
     # cache left by score for update
     cdef bint c_valid, c_z, c_join, c_phi
     cdef long long c_t
     cdef double c_kappa, c_p, c_ald, c_raw, c_hat
     # counters
-    cdef long long n_added, n_rejected, n_proj
-    cdef double sum_p, sum_lev, log_det
+    cdef public long long n_added, n_rejected, n_proj
+    cdef public double sum_p, sum_lev, log_det
 
-    def __cinit__(self, *args, **kwargs):
-        self.allocated = False
-        self.cap = 0
-        self.Ainv = NULL
-        self.wv = NULL
-        self.un = NULL
-        self.kb = NULL
-        self.phi = NULL
-        self.aphi = NULL
-        self.c_valid = False
-        self.u_next = 0.0
+    # A~^{-1}, w and u live in buffers of the capacity cap (ld cap for A~^{-1}): their code
+    # puts them back, A~^{-1}'s first (it reserves the capacity)
+    _state_fields = fields(
+        "allocated", Field("kors", when="allocated"), Field("emb", when="allocated"),
+        Field("Ainv", "newton_inverse", put="_put_newton_inverse", when="allocated"),
+        Field("w", "weights_", put="_put_weights", when="allocated"),
+        Field("u", "newton_point", put="_put_newton_point", when="allocated"),
+        Field("u_next", when="allocated"),
+        ("counters", ("n_added", "n_rejected", "n_proj", "sum_p", "sum_lev", "log_det")))
 
     def __dealloc__(self):
         free(self.Ainv)
@@ -504,12 +480,6 @@ cdef class ProsNKONSCore(Learner):
 
     # -- inspection and pickling ------------------------------------------------------
 
-    def _pnk_values(self):
-        return {"dictionary_size": self.sv.n if self.sv is not None else 0,
-                "restarts": self.n_added, "rejected": self.n_rejected,
-                "projections": self.n_proj, "sum_p": self.sum_p,
-                "sum_leverage": self.sum_lev, "log_det": self.log_det}
-
     cdef object _block(self, const double* A, int n, int ld):
         out = np.empty((n, n))
         cdef double[:, ::1] o = out
@@ -552,35 +522,27 @@ cdef class ProsNKONSCore(Learner):
         """The uniform draw that will decide the next round's KORS Bernoulli."""
         return self.u_next if self.allocated else None
 
-    def _pnk_state(self):
-        counters = (self.n_added, self.n_rejected, self.n_proj, self.sum_p, self.sum_lev,
-                    self.log_det)
-        if not self.allocated:
-            return {"allocated": False, "counters": counters}
-        return {"allocated": True, "kors": self.kors, "emb": self.emb,
-                "Ainv": self.newton_inverse, "w": self.weights_, "u": self.newton_point,
-                "u_next": self.u_next, "counters": counters}
-
-    def _pnk_restore(self, state):
-        (self.n_added, self.n_rejected, self.n_proj, self.sum_p, self.sum_lev,
-         self.log_det) = state["counters"]
-        if not state["allocated"]:
-            return
-        self.kors = state["kors"]
-        self.emb = state["emb"]
-        m = self.sv.n
+    def _put_newton_inverse(self, Ainv):
+        """Inverse of ``newton_inverse`` (reserves the dictionary's capacity)."""
+        cdef int i, j, m = self.sv.n
         if self.reserve_dict(max(m, 16)) != 0:
             raise MemoryError("cannot restore Pros-N-KONS")
-        cdef const double[:, ::1] A = np.ascontiguousarray(state["Ainv"], dtype=np.float64)
-        cdef int i, j
+        cdef const double[:, ::1] A = np.ascontiguousarray(Ainv, dtype=np.float64)
         for j in range(m):
             for i in range(m):
                 self.Ainv[i + <Py_ssize_t> j * self.cap] = A[i, j]
-            self.wv[j] = state["w"][j]
-            self.un[j] = state["u"][j]
-        self.u_next = state["u_next"]
-        self.allocated = True
-        self.c_valid = False
+
+    def _put_weights(self, w):
+        """Inverse of ``weights_`` (after ``_put_newton_inverse``)."""
+        cdef int j
+        for j in range(self.sv.n):
+            self.wv[j] = w[j]
+
+    def _put_newton_point(self, u):
+        """Inverse of ``newton_point`` (after ``_put_newton_inverse``)."""
+        cdef int j
+        for j in range(self.sv.n):
+            self.un[j] = u[j]
 
 
 # ----------------------------------------------------------------------------

@@ -55,15 +55,6 @@ cdef class RidgeLeverage:
         Initial room (grows on demand).
     """
 
-    def __cinit__(self, *args, **kwargs):
-        self.w = NULL
-        self.kw = NULL
-        self.c = NULL
-        self.n = 0
-        self.cap = 0
-        self.kxx = 0.0
-        self.r = 0.0
-
     def __init__(self, double mu, int capacity=64):
         if not mu > 0.0:
             raise ValueError(f"mu must be > 0, got {mu!r}")

@@ -16,6 +16,9 @@
 
 from okl._core cimport KernelParams, Row
 
+# the KernelParams of each kernel spec in a malloc'ed array (the caller frees it)
+cdef KernelParams* kernel_params_array(kernels) except NULL
+
 cdef class KernelSets:
     cdef int K
     cdef int d

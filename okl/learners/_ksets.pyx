@@ -15,6 +15,7 @@ from libc.stdlib cimport malloc, realloc, free, calloc
 from libc.string cimport memcpy
 
 from okl._core cimport KernelParams, Row, Stream, kernel_row, sq_dist_row, exp_scaled
+from okl._kernels cimport _params_of
 from scipy.linalg.cython_blas cimport ddot, dscal
 
 import numpy as np
@@ -33,6 +34,22 @@ cdef int _grow(void** p, size_t nbytes) noexcept nogil:
         return -1
     p[0] = q
     return 0
+
+
+cdef KernelParams* kernel_params_array(kernels) except NULL:
+    """The ``KernelParams`` of each kernel spec, in order, in a ``malloc``'ed array (the
+    caller frees it): the table every multi-kernel core keeps for its nogil rounds."""
+    cdef Py_ssize_t i, K = len(kernels)
+    cdef KernelParams* kps = <KernelParams*> malloc(max(K, 1) * sizeof(KernelParams))
+    if kps == NULL:
+        raise MemoryError()
+    try:
+        for i in range(K):
+            kps[i] = _params_of(kernels[i])
+    except BaseException:
+        free(kps)
+        raise
+    return kps
 
 
 cdef class KernelSets:
@@ -62,7 +79,7 @@ cdef class KernelSets:
         self.d = d
         self.growable = growable
         self.kernels = list(kernels)
-        self.kps = <KernelParams*> malloc(K * sizeof(KernelParams))
+        self.kps = kernel_params_array(kernels)
         self.X = <double**> calloc(K, sizeof(double*))
         self.sq = <double**> calloc(K, sizeof(double*))
         self.l1 = <double**> calloc(K, sizeof(double*))
@@ -72,16 +89,10 @@ cdef class KernelSets:
         self.cap = <int*> calloc(K, sizeof(int))
         self.krow = NULL
         self.krow_cap = 0
-        if (self.kps == NULL or self.X == NULL or self.sq == NULL or self.l1 == NULL
-                or self.alpha == NULL or self.stamp == NULL or self.n == NULL
-                or self.cap == NULL):
+        if (self.X == NULL or self.sq == NULL or self.l1 == NULL or self.alpha == NULL
+                or self.stamp == NULL or self.n == NULL or self.cap == NULL):
             raise MemoryError()
         for i in range(K):
-            kind, gamma, coef0, degree = kernels[i].kernel_params()
-            self.kps[i].kind = kind
-            self.kps[i].gamma = gamma
-            self.kps[i].coef0 = coef0
-            self.kps[i].degree = degree
             c = int(capacities[i])
             if c < 1:
                 raise ValueError(f"capacities[{i}] must be >= 1, got {c}")

@@ -19,9 +19,12 @@ from okl._losses cimport LOSS_HINGE, loss_derivative, loss_value
 from okl._core cimport (Learner, Row, KernelParams, KERNEL_GAUSSIAN, Stream, sq_dist_row,
                         exp_scaled, kernel_row)
 from okl.learners._experts cimport HedgeCore
+from okl.learners._ksets cimport kernel_params_array
 from scipy.linalg.cython_blas cimport ddot
 
 import numpy as np
+
+from okl._learner import Field, fields
 
 cdef int INC1 = 1
 
@@ -38,56 +41,56 @@ cdef class LKMBooksCore(Learner):
     """Typed state of LKMBooks: kernels, the shared distance row, ``p_t`` and counters."""
     cdef int K
     cdef KernelParams* kps      # the K kernels (for the unshared reference path)
-    cdef double* neg_gamma      # -1 / (2 sigma_i^2)
-    cdef double* fvals          # f_{t,i}(x_t) of the last scored example
-    cdef double* crit           # c_{t,i}, criterion (6)
+    cdef double[::1] neg_gamma  # -1 / (2 sigma_i^2)
+    cdef double[::1] fvals      # f_{t,i}(x_t) of the last scored example
+    cdef double[::1] crit       # c_{t,i}, criterion (6)
     cdef double* dist           # ||x_t - x_tau||^2, one row (capacity doubles)
     cdef double* krow           # k_i(x_t, x_tau), one kernel at a time (capacity doubles)
     cdef int buf_capacity
-    cdef HedgeCore hedge        # p_t
+    cdef public HedgeCore hedge     # p_t
     cdef int loss_kind
     cdef double upsilon
     cdef double zfac            # z_t = zfac T^{1-upsilon} (|E_t| + 1)^upsilon
     cdef double zbase           # zfac T^{1-upsilon}
-    cdef double C               # the constant of (5)
-    cdef double lam             # step size lambda
+    cdef public double C5       # C, the constant of (5)
+    cdef public double step     # the step size lambda
     cdef double l_m_fixed       # > 0: the normalizer max{l_m, 1}; <= 0: doubling trick
-    cdef double scale           # max{l_m, 1} in use
-    cdef double l_m_seen        # max_t |l'_t| (max_i f_{t,i} - min_j f_{t,j}) so far
-    cdef long long T            # horizon (0 until known)
-    cdef int B                  # example budget (the hard guard)
-    cdef long long n_nonzero    # |E_{t+1}|: rounds with a non-zero gradient
-    cdef long long n_sampled    # rounds with rho_t = 1
-    cdef long long n_added      # examples added to S
-    cdef long long n_blocked    # rho_t = 1 but |S| = B: update skipped (hard guard)
-    cdef long long restarts     # doubling-trick restarts of the exponential weights
-    cdef int max_size           # max_t |S_t|
-    cdef bint shared            # one distance row for all kernels (False: K kernel rows)
-    cdef double last_prob       # P[rho_t = 1] of the last round with a non-zero gradient
+    cdef public double scale    # max{l_m, 1} in use
+    cdef public double l_m_seen # max_t |l'_t| (max_i f_{t,i} - min_j f_{t,j}) so far
+    cdef public long long T_    # horizon (0 until known)
+    cdef public int budget      # B, the example budget (the hard guard)
+    cdef public long long n_nonzero # |E_{t+1}|: rounds with a non-zero gradient
+    cdef public long long n_sampled # rounds with rho_t = 1
+    cdef public long long n_added   # examples added to S
+    cdef public long long n_blocked # rho_t = 1 but |S| = B: update skipped (hard guard)
+    cdef public long long restarts  # doubling-trick restarts of the exponential weights
+    cdef public int max_size        # max_t |S_t|
+    cdef public bint shared     # one distance row for all kernels (False: K kernel rows)
+    cdef public double last_prob    # P[rho_t = 1] of the last round with a non-zero gradient
     cdef bint running_norm      # the R code's normalizer: running max of max f - min f
     cdef bint every_round       # the R regression code: a draw every round, z from t
-    cdef double g_max           # max{1, max_{s<t} (max_i f_{s,i} - min_j f_{s,j})}
+    cdef public double g_max    # max{1, max_{s<t} (max_i f_{s,i} - min_j f_{s,j})}
+
+    # what the extras read (the horizon settings, the counters, the weights' learning rate)
+    _values_fields = fields(
+        "n_nonzero", "n_sampled", "n_added", ("guard_blocked", "n_blocked"), "restarts",
+        "max_size", "l_m_seen", "scale", "last_prob", "g_max", ("T", "T_"), ("B", "budget"),
+        ("C", "C5"), ("lam", "step"), ("eta", "hedge.learning_rate"),
+        ("hedge_updates", "hedge.n_updates"))
+    # the keys and order of the pickles written before the state was declared; the
+    # support set's buffers are sized on restore (LKMBooks._restore)
+    _state_fields = fields(
+        "hedge", "scale", "l_m_seen", "n_nonzero", "n_sampled", "n_added", "n_blocked",
+        "restarts", "max_size", "last_prob", Field("T", "T_", put="_put_horizon"),
+        ("B", "budget"), ("C", "C5"), ("lam", "step"), "shared",
+        Field("g_max", default=1.0))
 
     def __cinit__(self, *args, **kwargs):
-        self.K = 0
-        self.kps = NULL
-        self.neg_gamma = NULL
-        self.fvals = NULL
-        self.crit = NULL
-        self.dist = NULL
-        self.krow = NULL
-        self.buf_capacity = 0
-        self.hedge = None
-        self.T = 0
-        self.B = 0
         self.scale = 1.0
         self.shared = True
 
     def __dealloc__(self):
         free(self.kps)
-        free(self.neg_gamma)
-        free(self.fvals)
-        free(self.crit)
         free(self.dist)
         free(self.krow)
 
@@ -97,29 +100,15 @@ cdef class LKMBooksCore(Learner):
                    double l_m_fixed, bint running_norm=False, bint every_round=False):
         cdef int i, K = len(kernels)
         free(self.kps)
-        free(self.neg_gamma)
-        free(self.fvals)
-        free(self.crit)
         self.kps = NULL
-        self.neg_gamma = self.fvals = self.crit = NULL
-        self.kps = <KernelParams*> malloc(K * sizeof(KernelParams))
-        if self.kps == NULL:
-            raise MemoryError()
-        self.neg_gamma = _alloc(K)
-        self.fvals = _alloc(K)
-        self.crit = _alloc(K)
-        self.K = K
+        self.kps = kernel_params_array(kernels)
         for i in range(K):
-            kind, gamma, coef0, degree = kernels[i].kernel_params()
-            if kind != KERNEL_GAUSSIAN:
+            if self.kps[i].kind != KERNEL_GAUSSIAN:
                 raise ValueError(f"kernels[{i}] must be a Gaussian kernel")
-            self.kps[i].kind = kind
-            self.kps[i].gamma = gamma
-            self.kps[i].coef0 = coef0
-            self.kps[i].degree = degree
-            self.neg_gamma[i] = -gamma
-            self.fvals[i] = 0.0
-            self.crit[i] = 0.0
+        self.neg_gamma = np.array([-self.kps[i].gamma for i in range(K)])
+        self.fvals = np.zeros(K)
+        self.crit = np.zeros(K)
+        self.K = K
         self.hedge = HedgeCore(K, 0.0)
         self.loss_kind = loss_kind
         self.upsilon = upsilon
@@ -135,12 +124,17 @@ cdef class LKMBooksCore(Learner):
         self.g_max = 1.0
 
     def _lkm_set_horizon(self, long long T, int B, double C, double lam, double eta):
-        self.T = T
-        self.B = B
-        self.C = C
-        self.lam = lam
-        self.zbase = self.zfac * pow(<double> T, 1.0 - self.upsilon)
+        self._put_horizon(T)
+        self.budget = B
+        self.C5 = C
+        self.step = lam
         self.hedge.learning_rate = eta
+
+    def _put_horizon(self, long long T):
+        """``T`` and what depends on it alone (``zbase``)."""
+        self.T_ = T
+        if T > 0:
+            self.zbase = self.zfac * pow(<double> T, 1.0 - self.upsilon)
 
     def _lkm_allocate(self):
         """Distance and kernel-row buffers for the support set's capacity."""
@@ -159,7 +153,7 @@ cdef class LKMBooksCore(Learner):
         self.shared = shared
 
     def _horizon(self):
-        return self.T
+        return self.T_
 
     # -- the round ------------------------------------------------------------------
 
@@ -224,16 +218,16 @@ cdef class LKMBooksCore(Learner):
             ref = lo if lp > 0.0 else hi
             for i in range(self.K):
                 self.crit[i] = lp * (self.fvals[i] - ref) / self.scale
-            self.hedge.update(self.crit)
+            self.hedge.update(&self.crit[0])
         if self.running_norm and hi - lo > self.g_max:
             self.g_max = hi - lo    # the R code: after the round's criterion, every round
         # sampling rule (5)
         if self.every_round:
             # the R regression code: a draw every round, z_t from the round index t
-            prob = self.C / (self.zbase * pow(<double> self.t, self.upsilon))
+            prob = self.C5 / (self.zbase * pow(<double> self.t, self.upsilon))
         elif lp != 0.0:
             # z_t of Theorem 2 from |E_t| + 1
-            prob = self.C / (self.zbase * pow(<double> (self.n_nonzero + 1), self.upsilon))
+            prob = self.C5 / (self.zbase * pow(<double> (self.n_nonzero + 1), self.upsilon))
         else:
             return
         if prob > 1.0:
@@ -244,12 +238,12 @@ cdef class LKMBooksCore(Learner):
         u = self.uniform()
         if u < prob:
             self.n_sampled += 1
-            if self.sv.n >= self.B:
+            if self.sv.n >= self.budget:
                 self.n_blocked += 1     # hard guard: the budget is never exceeded
                 return
             # f_{t+1,i} = f_{t,i} - lambda l'/P[rho = 1] k_i(x_t, .): one shared coefficient
             # (the R regression code adds x_t with the coefficient 0 when l' = 0)
-            if self.sv.add(x, -self.lam * lp / prob, self.t) < 0:
+            if self.sv.add(x, -self.step * lp / prob, self.t) < 0:
                 self.error = 1
                 return
             self.n_added += 1
@@ -281,46 +275,9 @@ cdef class LKMBooksCore(Learner):
         return out
 
     def _lkm_last_values(self):
-        return np.array([self.fvals[i] for i in range(self.K)])
+        return np.array(self.fvals)
 
     @property
     def p_(self):
         """The current kernel weights ``p_t`` (a copy)."""
         return self.hedge.probabilities
-
-    def _lkm_values(self):
-        return {"n_nonzero": self.n_nonzero, "n_sampled": self.n_sampled,
-                "n_added": self.n_added, "guard_blocked": self.n_blocked,
-                "restarts": self.restarts, "max_size": self.max_size,
-                "l_m_seen": self.l_m_seen, "scale": self.scale, "last_prob": self.last_prob,
-                "g_max": self.g_max,
-                "T": self.T, "B": self.B, "C": self.C, "lam": self.lam,
-                "eta": self.hedge.learning_rate, "hedge_updates": self.hedge.n_updates}
-
-    def _lkm_state(self):
-        return {"hedge": self.hedge, "scale": self.scale, "l_m_seen": self.l_m_seen,
-                "n_nonzero": self.n_nonzero, "n_sampled": self.n_sampled,
-                "n_added": self.n_added, "n_blocked": self.n_blocked,
-                "restarts": self.restarts, "max_size": self.max_size,
-                "last_prob": self.last_prob, "T": self.T, "B": self.B, "C": self.C,
-                "lam": self.lam, "shared": self.shared, "g_max": self.g_max}
-
-    def _lkm_restore(self, state):
-        self.hedge = state["hedge"]
-        self.scale = state["scale"]
-        self.l_m_seen = state["l_m_seen"]
-        self.n_nonzero = state["n_nonzero"]
-        self.n_sampled = state["n_sampled"]
-        self.n_added = state["n_added"]
-        self.n_blocked = state["n_blocked"]
-        self.restarts = state["restarts"]
-        self.max_size = state["max_size"]
-        self.last_prob = state["last_prob"]
-        self.shared = state["shared"]
-        self.g_max = state.get("g_max", 1.0)
-        if state["T"] > 0:
-            self._lkm_set_horizon(state["T"], state["B"], state["C"], state["lam"],
-                                  self.hedge.learning_rate)
-        if self.sv is not None:
-            self._lkm_allocate()
-

@@ -18,9 +18,11 @@ from libc.stdlib cimport malloc, free, calloc
 from okl._core cimport Learner, Row, KernelParams, kernel_row
 from okl._losses cimport LOSS_HINGE, loss_value
 from okl.learners._experts cimport HedgeCore
+from okl.learners._ksets cimport kernel_params_array
 
 import numpy as np
 
+from okl._learner import Field, fields, read_fields, write_fields
 
 
 cdef inline double _sgn(double v) noexcept nogil:
@@ -32,14 +34,19 @@ cdef inline double _sgn(double v) noexcept nogil:
 
 
 cdef class OMKCCore(Learner):
-    """Typed state: ``K`` separate support sets, the kernel weights and counters."""
+    """Typed state: ``K`` separate support sets, the kernel weights and counters.
+
+    The sets are ``K`` buffers of one capacity with a pooled (or static) budget and their
+    own pickled form (``_omkc_state``): written by hand, as nested per-kernel buffers; the
+    counters and weights beside them are declared (``_values_fields``).
+    """
     cdef int K
     cdef int loss_kind
     cdef int B                  # total example budget (entries over all K sets)
-    cdef int per_kernel         # > 0: static allocation, each set holds <= per_kernel
+    cdef public int per_kernel  # > 0: static allocation, each set holds <= per_kernel
     cdef int cap                # capacity of every buffer (B or per_kernel)
     cdef int total              # entries stored over all sets
-    cdef int max_total
+    cdef public int max_total
     cdef double lam             # step of the regression update
     cdef KernelParams* kps
     cdef double** X             # X[i][r + j * cap]: feature j of entry r of kernel i
@@ -47,50 +54,28 @@ cdef class OMKCCore(Learner):
     cdef double** l1
     cdef double** alpha
     cdef long long** stamp
-    cdef int* n                 # entries of kernel i
-    cdef double* fvals          # f_{t,i}(x_t)
-    cdef double* z              # z_{t,i}: the loss Hedge sees
+    cdef readonly int[::1] n                # entries of kernel i
+    cdef double[::1] fvals                  # f_{t,i}(x_t)
+    cdef double[::1] z                      # z_{t,i}: the loss Hedge sees
     cdef double* krow
-    cdef long long* n_updates   # updates made by kernel i
-    cdef long long n_blocked    # updates refused because the budget was full
-    cdef HedgeCore hedge
+    cdef readonly long long[::1] n_updates  # updates made by kernel i
+    cdef public long long n_blocked         # updates refused because the budget was full
+    cdef public HedgeCore hedge
     cdef bint allocated
     cdef bint r_signs           # the R code: a kernel predicts +1 at f = 0 (not 0)
     cdef bint by_rounds         # the R code: the budget counts rounds with an update
-    cdef int rounds_used        # rounds on which some kernel updated (by_rounds)
+    cdef public int rounds_used # rounds on which some kernel updated (by_rounds)
     cdef double beta
-    cdef double* Lw             # r_signs: the R code's weights prod beta^z, unnormalized
+    cdef readonly double[::1] Lw    # r_signs: the R code's weights prod beta^z, unnormalized
 
-    def __cinit__(self, *args, **kwargs):
-        self.K = 0
-        self.kps = NULL
-        self.X = NULL
-        self.sq = NULL
-        self.l1 = NULL
-        self.alpha = NULL
-        self.stamp = NULL
-        self.n = NULL
-        self.fvals = NULL
-        self.z = NULL
-        self.krow = NULL
-        self.n_updates = NULL
-        self.allocated = False
-        self.total = 0
-        self.max_total = 0
-        self.n_blocked = 0
-        self.r_signs = False
-        self.by_rounds = False
-        self.rounds_used = 0
-        self.Lw = NULL
+    _values_fields = fields(
+        Field("sizes", "n", dtype=np.int64), Field("n_updates", dtype=np.int64), "n_blocked",
+        ("max_size", "max_total"), Field("rounds_used", default=0),
+        Field("r_weights", "Lw", dtype=np.float64, default=1.0))
 
     def __dealloc__(self):
         self._free_sets()
         free(self.kps)
-        free(self.fvals)
-        free(self.z)
-        free(self.n_updates)
-        free(self.n)
-        free(self.Lw)
 
     cdef void _free_sets(self):
         cdef int i
@@ -116,33 +101,20 @@ cdef class OMKCCore(Learner):
 
     def _omkc_setup(self, kernels, int loss_kind, double beta, double lam,
                     bint r_signs=False, bint by_rounds=False):
-        cdef int i
         self.r_signs = r_signs
         self.by_rounds = by_rounds
         self.K = len(kernels)
         self.loss_kind = loss_kind
         self.lam = lam
-        self.kps = <KernelParams*> malloc(self.K * sizeof(KernelParams))
-        self.fvals = <double*> calloc(self.K, sizeof(double))
-        self.z = <double*> calloc(self.K, sizeof(double))
-        self.n_updates = <long long*> calloc(self.K, sizeof(long long))
-        self.n = <int*> calloc(self.K, sizeof(int))
+        free(self.kps)
+        self.kps = NULL
+        self.kps = kernel_params_array(kernels)
+        self.fvals = np.zeros(self.K)
+        self.z = np.zeros(self.K)
+        self.n_updates = np.zeros(self.K, dtype=np.int64)
+        self.n = np.zeros(self.K, dtype=np.intc)
         self.beta = beta
-        free(self.Lw)
-        self.Lw = <double*> malloc(self.K * sizeof(double))
-        if self.Lw == NULL:
-            raise MemoryError()
-        for i in range(self.K):
-            self.Lw[i] = 1.0
-        if self.kps == NULL or self.fvals == NULL or self.z == NULL or \
-                self.n_updates == NULL or self.n == NULL:
-            raise MemoryError()
-        for i, k in enumerate(kernels):
-            kind, gamma, coef0, degree = k.kernel_params()
-            self.kps[i].kind = kind
-            self.kps[i].gamma = gamma
-            self.kps[i].coef0 = coef0
-            self.kps[i].degree = degree
+        self.Lw = np.ones(self.K)
         # beta^z = exp(-eta z) with eta = ln(1/beta)
         self.hedge = HedgeCore(self.K, -np.log(beta))
 
@@ -246,7 +218,7 @@ cdef class OMKCCore(Learner):
                 self.z[i] = 1.0 if y * fi <= 0.0 else 0.0
             else:
                 self.z[i] = fabs(fi - y)
-        self.hedge.update(self.z)
+        self.hedge.update(&self.z[0])
         if self.r_signs and self.loss_kind == LOSS_HINGE:
             for i in range(self.K):
                 if self.z[i] != 0.0:
@@ -275,21 +247,11 @@ cdef class OMKCCore(Learner):
 
     # -- Python surface -----------------------------------------------------------------
 
-    def _omkc_values(self):
-        return {
-            "sizes": np.array([self.n[i] for i in range(self.K)], dtype=np.int64),
-            "n_updates": np.array([self.n_updates[i] for i in range(self.K)], dtype=np.int64),
-            "n_blocked": int(self.n_blocked),
-            "max_size": int(self.max_total),
-            "rounds_used": int(self.rounds_used),
-            "r_weights": np.array([self.Lw[i] for i in range(self.K)]),
-        }
-
     def _omkc_p(self):
         return np.array([self.hedge.p[i] for i in range(self.K)])
 
     def _omkc_last(self):
-        return np.array([self.fvals[i] for i in range(self.K)])
+        return np.array(self.fvals)
 
     def _omkc_set(self, int i):
         """``(vectors, coefficients, stamps)`` of kernel ``i``'s support set."""
@@ -315,7 +277,8 @@ cdef class OMKCCore(Learner):
         sets = ([self._omkc_set(i) + self._omkc_norms(i) for i in range(self.K)]
                 if self.allocated else None)
         return {"hedge": self.hedge, "sets": sets, "B": self.B if self.allocated else None,
-                "per_kernel": self.per_kernel, "values": self._omkc_values()}
+                "per_kernel": self.per_kernel,
+                "values": read_fields(self, self._values_fields)}
 
     def _omkc_restore(self, state):
         cdef int i, r, j
@@ -323,7 +286,7 @@ cdef class OMKCCore(Learner):
         if state["sets"] is None:
             return
         self._omkc_allocate(state["B"], state["per_kernel"])
-        v = state["values"]
+        write_fields(self, self._values_fields, state["values"])
         self.total = 0
         for i in range(self.K):
             V, a, s, sq, l1 = state["sets"][i]
@@ -334,12 +297,4 @@ cdef class OMKCCore(Learner):
                 self.l1[i][r] = l1[r]
                 self.alpha[i][r] = a[r]
                 self.stamp[i][r] = s[r]
-            self.n[i] = V.shape[0]
-            self.total += V.shape[0]
-            self.n_updates[i] = v["n_updates"][i]
-        self.n_blocked = v["n_blocked"]
-        self.max_total = v["max_size"]
-        self.rounds_used = v.get("rounds_used", 0)
-        if "r_weights" in v:
-            for i in range(self.K):
-                self.Lw[i] = v["r_weights"][i]
+            self.total += self.n[i]

@@ -5,6 +5,7 @@ from libc.math cimport ceil, fabs, pow, sqrt, fmax
 from libc.stdlib cimport malloc, realloc, free
 
 from okl._core cimport Learner, Row, kernel_self
+from okl._learner import fields
 
 import numpy as np
 
@@ -53,27 +54,27 @@ cdef class NORMACore(Learner):
     cdef double tau_eps
     cdef bint power_series
     cdef double* beta
-    cdef double scale
-    cdef long long h
-    # extra variables of the losses
-    cdef double b, rho, eps, sigma
-    cdef long long n_updates
+    cdef public double scale
+    cdef public long long h
+    # extra variables of the losses (``rho_``, ``sigma_``: the parameters rho and sigma
+    # are their initial values)
+    cdef public double b, rho_, eps, sigma_
+    cdef public long long n_updates
     # optional record of ||f_t||_H^2 (Theorems 4 and 6 need the regularized risk)
     cdef bint track_norm
-    cdef double norm_sq
+    cdef public double norm_sq
     cdef double* norm_out
     cdef long long run_start
     cdef object _norm_buffer
     cdef double* work
     cdef int work_size
 
+    _state_fields = fields("scale", "h", "b", ("rho", "rho_"), "eps", ("sigma", "sigma_"),
+                           "n_updates", "norm_sq")
+
     def __cinit__(self, *args, **kwargs):
-        self.beta = NULL
         self.scale = 1.0
         self.h = 1
-        self.norm_out = NULL
-        self.work = NULL
-        self.work_size = 0
 
     def __dealloc__(self):
         free(self.beta)
@@ -89,9 +90,9 @@ cdef class NORMACore(Learner):
         self.sqrt_schedule = sqrt_schedule
         self.nu = nu
         self.offset = offset
-        self.rho = rho
+        self.rho_ = rho
         self.eps = eps
-        self.sigma = sigma
+        self.sigma_ = sigma
         self.b = 0.0
         self.window = window
         self.tau = tau
@@ -200,26 +201,26 @@ cdef class NORMACore(Learner):
         """``g(x) = f(x) + b`` (classification), ``f(x) - rho`` (novelty), ``f(x)`` (regression)."""
         cdef double f = self.expansion(x)
         if self.loss_kind == NOVELTY:
-            return f - self.rho
+            return f - self.rho_
         return f + self.b
 
     cdef double loss(self, double y, double g) noexcept nogil:
         cdef double delta, a
         if self.loss_kind == SOFT_MARGIN:
-            return fmax(0.0, self.rho - y * g)
+            return fmax(0.0, self.rho_ - y * g)
         if self.loss_kind == NU_CLASSIFICATION:
-            return fmax(0.0, self.rho - y * g) - self.nu * self.rho
+            return fmax(0.0, self.rho_ - y * g) - self.nu * self.rho_
         if self.loss_kind == NOVELTY:
-            return fmax(0.0, -g) - self.nu * self.rho
+            return fmax(0.0, -g) - self.nu * self.rho_
         delta = y - g
         if self.loss_kind == SQUARED:
             return 0.5 * delta * delta
         if self.loss_kind == NU_EPSILON:
             return fmax(0.0, fabs(delta) - self.eps) + self.nu * self.eps
         a = fabs(delta)
-        if a >= self.sigma:
-            return a - 0.5 * self.sigma
-        return delta * delta / (2.0 * self.sigma)
+        if a >= self.sigma_:
+            return a - 0.5 * self.sigma_
+        return delta * delta / (2.0 * self.sigma_)
 
     cdef void update(self, const Row* x, double y, double g) noexcept nogil:
         cdef double eta_t = self.eta / sqrt(<double> self.t) if self.sqrt_schedule else self.eta
@@ -227,25 +228,25 @@ cdef class NORMACore(Learner):
         cdef bint margin_error
         cdef int k = self.loss_kind
         # f_t(x_t) itself (the score carries b or -rho)
-        fx = g + self.rho if k == NOVELTY else g - self.b
+        fx = g + self.rho_ if k == NOVELTY else g - self.b
         if self.track_norm:
             self.norm_out[self.t - 1 - self.run_start] = self.norm_sq
         # new coefficient a = -eta_t l'(.) and the extra variables, Sec. III
         if k == SOFT_MARGIN or k == NU_CLASSIFICATION:
-            margin_error = y * g <= self.rho                       # sigma_t of (14)
+            margin_error = y * g <= self.rho_                      # sigma_t of (14)
             if margin_error:
                 a = eta_t * y                                      # (15), (18)
                 if self.offset:
                     self.b += eta_t * y                            # (16)
             if k == NU_CLASSIFICATION:
-                self.rho += eta_t * (self.nu - (1.0 if margin_error else 0.0))   # (19)
+                self.rho_ += eta_t * (self.nu - (1.0 if margin_error else 0.0))  # (19)
         elif k == NOVELTY:
             margin_error = g < 0.0                                 # f(x) < rho
             if margin_error:
                 a = eta_t                                          # (20)
-                self.rho -= eta_t * (1.0 - self.nu)                # d l / d rho = 1 - nu
+                self.rho_ -= eta_t * (1.0 - self.nu)               # d l / d rho = 1 - nu
             else:
-                self.rho += eta_t * self.nu                        # d l / d rho = -nu
+                self.rho_ += eta_t * self.nu                       # d l / d rho = -nu
         else:
             delta = y - g
             if k == SQUARED:
@@ -259,16 +260,16 @@ cdef class NORMACore(Learner):
                 else:
                     self.eps -= eta_t * self.nu
             else:  # HUBER, HUBER_ADAPTIVE
-                margin_error = fabs(delta) > self.sigma
+                margin_error = fabs(delta) > self.sigma_
                 if margin_error:
                     a = eta_t * sgn(delta)                         # (24)
                 else:
-                    a = eta_t * delta / self.sigma
+                    a = eta_t * delta / self.sigma_
                 if k == HUBER_ADAPTIVE:
                     if margin_error:
-                        self.sigma += eta_t * (1.0 - self.nu)
+                        self.sigma_ += eta_t * (1.0 - self.nu)
                     else:
-                        self.sigma -= eta_t * self.nu
+                        self.sigma_ -= eta_t * self.nu
         if margin_error:
             self.n_updates += 1
         # decay of the old coefficients, (12)
@@ -289,25 +290,6 @@ cdef class NORMACore(Learner):
                 self.error = 1
 
     # -- inspection and pickling --------------------------------------------------
-
-    def _norma_values(self):
-        return {"b": self.b, "rho": self.rho, "epsilon": self.eps, "sigma": self.sigma,
-                "n_updates": self.n_updates}
-
-    def _norma_state(self):
-        return {"scale": self.scale, "h": self.h, "b": self.b, "rho": self.rho,
-                "eps": self.eps, "sigma": self.sigma, "n_updates": self.n_updates,
-                "norm_sq": self.norm_sq}
-
-    def _norma_restore(self, state):
-        self.scale = state["scale"]
-        self.h = state["h"]
-        self.b = state["b"]
-        self.rho = state["rho"]
-        self.eps = state["eps"]
-        self.sigma = state["sigma"]
-        self.n_updates = state["n_updates"]
-        self.norm_sq = state["norm_sq"]
 
     def _true_coefficients(self):
         """Coefficients of ``f_h`` on the stored support vectors (decay applied)."""

@@ -24,6 +24,8 @@ from okl.learners._ksets cimport KernelSets
 
 import numpy as np
 
+from okl._learner import Field, fields
+
 cdef enum:
     TASK_CLASSIFY = 0       # labels +-1, Perceptron-type updates
     TASK_REGRESS = 1        # absolute loss, gradient steps
@@ -43,81 +45,63 @@ cdef inline double _sgn(double v) noexcept nogil:
 
 cdef class OKSCore(Learner):
     """Typed state of OKS / BOKS: the K sets, the weights and the counters."""
-    cdef KernelSets sets
+    cdef public KernelSets sets     # the K support sets (None before the first example)
     cdef int K
     cdef int task
     cdef int rule
     cdef int loss_kind
     cdef bint importance_weighted   # coefficient lambda l' / q_{t,I_t} (True) or lambda l'
     cdef double delta               # smoothing of q_t
-    cdef double eta                 # learning rate of the exponential weights
-    cdef double lam                 # step size lambda
-    cdef long long B                # pooled budget (entries over all K sets); < 0: none
-    cdef long long T
-    cdef double* Lcum               # cumulative importance-weighted losses L_{t,i}
-    cdef double* q                  # q_{t,i} = (1-delta) softmax(-eta L)_i + delta/K
-    cdef double* w                  # exp(-eta (L_{t,i} - shift)): one changes a round
-    cdef double shift               # the L subtracted in w (min L at the last rescaling)
-    cdef long long* n_selected      # rounds with I_t = i
-    cdef long long* n_updates       # entries added to S_i
-    cdef double* err_sum            # sum of the losses the weights saw, per kernel
-    cdef int I_next                 # I_{t+1} ~ q_{t+1}, drawn at the end of round t
-    cdef double last_q              # q_{t,I_t} of the last round
-    cdef long long n_blocked        # updates refused because the budget was full
-    cdef long long n_errors         # sum over rounds of the weights' loss (R's "error")
-    cdef int max_total
+    cdef public double rate         # eta, the learning rate of the exponential weights
+    cdef public double step         # the step size lambda
+    cdef public long long budget    # B, pooled (entries over all K sets); < 0: none
+    cdef public long long T_        # the horizon rate and step were set for (0: not yet)
+    cdef readonly double[::1] Lcum  # cumulative importance-weighted losses L_{t,i}
+    cdef readonly double[::1] q     # q_{t,i} = (1-delta) softmax(-eta L)_i + delta/K
+    cdef readonly double[::1] w     # exp(-eta (L_{t,i} - shift)): one changes a round
+    cdef public double shift        # the L subtracted in w (min L at the last rescaling)
+    cdef readonly long long[::1] n_selected     # rounds with I_t = i
+    cdef readonly long long[::1] n_updates      # entries added to S_i
+    cdef readonly double[::1] err_sum   # sum of the losses the weights saw, per kernel
+    cdef public int I_next          # I_{t+1} ~ q_{t+1}, drawn at the end of round t
+    cdef public double last_q       # q_{t,I_t} of the last round
+    cdef public long long n_blocked     # updates refused because the budget was full
+    cdef public long long n_errors      # sum over rounds of the weights' loss (R's "error")
+    cdef public int max_total
     cdef int n_total                # entries over the K sets
-    cdef bint allocated
-    cdef bint q_from_w              # q is (1 - delta) w / z + delta / K of the current w
+    cdef public bint allocated
+    cdef public bint q_from_w       # q is (1 - delta) w / z + delta / K of the current w
+
+    # the extras' part first: the keys and order of the pickles written before
+    _values_fields = fields(
+        Field("L", "Lcum", dtype=np.float64), Field("n_selected", dtype=np.int64),
+        Field("n_updates", dtype=np.int64), Field("err_sum", dtype=np.float64),
+        Field("sizes", get="_sizes", put="_put_sizes"), "n_blocked", "n_errors",
+        ("max_size", "max_total"), "last_q", ("T", "T_"), ("B", "budget"), ("eta", "rate"),
+        ("lam", "step"))
+    _state_fields = _values_fields + fields(
+        Field("q", dtype=np.float64), Field("w", dtype=np.float64), "shift", "I_next", "sets",
+        "allocated", Field("q_from_w", default=False))
 
     def __cinit__(self, *args, **kwargs):
-        self.K = 0
-        self.Lcum = self.q = self.err_sum = self.w = NULL
-        self.shift = 0.0
-        self.n_selected = self.n_updates = NULL
-        self.allocated = False
-        self.q_from_w = False
-        self.sets = None
-        self.T = 0
-        self.B = -1
-
-    def __dealloc__(self):
-        free(self.Lcum)
-        free(self.q)
-        free(self.w)
-        free(self.err_sum)
-        free(self.n_selected)
-        free(self.n_updates)
+        self.budget = -1
 
     # -- configuration --------------------------------------------------------------
 
     def _oks_setup(self, int K, int task, int rule, int loss_kind, double delta,
                    bint importance_weighted):
-        cdef int i
-        free(self.Lcum)
-        free(self.q)
-        free(self.w)
-        free(self.err_sum)
-        free(self.n_selected)
-        free(self.n_updates)
-        self.Lcum = <double*> calloc(K, sizeof(double))
-        self.q = <double*> malloc(K * sizeof(double))
-        self.w = <double*> malloc(K * sizeof(double))
-        self.err_sum = <double*> calloc(K, sizeof(double))
-        self.n_selected = <long long*> calloc(K, sizeof(long long))
-        self.n_updates = <long long*> calloc(K, sizeof(long long))
-        if (self.Lcum == NULL or self.q == NULL or self.w == NULL or self.err_sum == NULL
-                or self.n_selected == NULL or self.n_updates == NULL):
-            raise MemoryError()
+        self.Lcum = np.zeros(K)
+        self.q = np.full(K, 1.0 / K)
+        self.w = np.ones(K)
+        self.err_sum = np.zeros(K)
+        self.n_selected = np.zeros(K, dtype=np.int64)
+        self.n_updates = np.zeros(K, dtype=np.int64)
         self.K = K
         self.task = task
         self.rule = rule
         self.loss_kind = loss_kind
         self.delta = delta
         self.importance_weighted = importance_weighted
-        for i in range(K):
-            self.q[i] = 1.0 / K
-            self.w[i] = 1.0
         self.shift = 0.0
         self.q_from_w = False        # q_1 = 1/K exactly, not the formula's rounding
         self.I_next = 0
@@ -130,19 +114,19 @@ cdef class OKSCore(Learner):
         """The K sets (growable; the pooled budget ``B`` is enforced by ``update``) and
         the first draw ``I_1 ~ q_1``."""
         self.sets = KernelSets(kernels, self.d, [capacity] * self.K, True)
-        self.B = B
+        self.budget = B
         self.allocated = True
         self.I_next = self._draw()
 
     def _oks_set_horizon(self, long long T, double eta, double lam):
-        self.T = T
-        if eta != self.eta:
+        self.T_ = T
+        if eta != self.rate:
             self.q_from_w = False    # w_I is recomputed with the new eta at the next step
-        self.eta = eta
-        self.lam = lam
+        self.rate = eta
+        self.step = lam
 
     def _horizon(self):
-        return self.T
+        return self.T_
 
     # -- the round ------------------------------------------------------------------
 
@@ -183,17 +167,17 @@ cdef class OKSCore(Learner):
                 step = err != 0.0
             else:
                 step = y * f < 1.0
-            a = self.lam * y
+            a = self.step * y
         else:
             # absolute loss; the coefficient -lambda sign(f - y) is stored even when 0
             err = fabs(f - y)
             step = True
-            a = -self.lam * _sgn(f - y)
+            a = -self.step * _sgn(f - y)
         if step:
             if self.importance_weighted:
                 a /= qI
             tot = self.n_total
-            if self.B < 0 or tot < self.B:
+            if self.budget < 0 or tot < self.budget:
                 if self.sets.add(I, x, a, self.t) < 0:
                     self.error = 1
                     return
@@ -214,7 +198,7 @@ cdef class OKSCore(Learner):
         self.Lcum[I] += err / qI
         # q_{t+1} = (1 - delta) exp(-eta L) / sum exp(-eta L) + delta / K; only L_I moved,
         # so one exponential (all K again only when every weight would underflow)
-        self.w[I] = exp(-self.eta * (self.Lcum[I] - self.shift))
+        self.w[I] = exp(-self.rate * (self.Lcum[I] - self.shift))
         z = 0.0
         for i in range(self.K):
             z += self.w[i]
@@ -226,7 +210,7 @@ cdef class OKSCore(Learner):
             self.shift = lo
             z = 0.0
             for i in range(self.K):
-                self.w[i] = exp(-self.eta * (self.Lcum[i] - lo))
+                self.w[i] = exp(-self.rate * (self.Lcum[i] - lo))
                 z += self.w[i]
         c1 = (1.0 - self.delta) / z
         c0 = self.delta / self.K
@@ -240,63 +224,18 @@ cdef class OKSCore(Learner):
     @property
     def q_(self):
         """The current sampling distribution ``q_t`` (a copy)."""
-        return np.array([self.q[i] for i in range(self.K)])
+        return np.array(self.q)
 
     @property
     def next_kernel_(self):
         """``I_{t+1}``: the kernel that predicts the next example (already drawn)."""
         return int(self.I_next)
 
-    def _oks_sets(self):
-        return self.sets
+    def _sizes(self):
+        return self.sets.sizes if self.allocated else np.zeros(self.K, dtype=np.int64)
 
-    def _oks_values(self):
-        cdef int i
-        return {
-            "L": np.array([self.Lcum[i] for i in range(self.K)]),
-            "n_selected": np.array([self.n_selected[i] for i in range(self.K)], dtype=np.int64),
-            "n_updates": np.array([self.n_updates[i] for i in range(self.K)], dtype=np.int64),
-            "err_sum": np.array([self.err_sum[i] for i in range(self.K)]),
-            "sizes": (self.sets.sizes if self.allocated else np.zeros(self.K, dtype=np.int64)),
-            "n_blocked": int(self.n_blocked), "n_errors": int(self.n_errors),
-            "max_size": int(self.max_total), "last_q": self.last_q,
-            "T": int(self.T), "B": int(self.B), "eta": self.eta, "lam": self.lam,
-        }
-
-    def _oks_state(self):
-        v = self._oks_values()
-        v["q"] = self.q_
-        v["w"] = np.array([self.w[i] for i in range(self.K)])
-        v["shift"] = self.shift
-        v["I_next"] = int(self.I_next)
-        v["sets"] = self.sets
-        v["allocated"] = bool(self.allocated)
-        v["q_from_w"] = bool(self.q_from_w)
-        return v
-
-    def _oks_restore(self, state):
-        cdef int i
-        self.sets = state["sets"]
-        self.allocated = state["allocated"]
-        self.I_next = state["I_next"]
-        self.B = state["B"]
-        self.T = state["T"]
-        self.eta = state["eta"]
-        self.lam = state["lam"]
-        self.last_q = state["last_q"]
-        self.n_blocked = state["n_blocked"]
-        self.n_errors = state["n_errors"]
-        self.max_total = state["max_size"]
-        self.n_total = int(np.sum(state["sizes"]))
-        self.shift = state["shift"]
-        self.q_from_w = state.get("q_from_w", False)
-        for i in range(self.K):
-            self.w[i] = state["w"][i]
-            self.Lcum[i] = state["L"][i]
-            self.q[i] = state["q"][i]
-            self.n_selected[i] = state["n_selected"][i]
-            self.n_updates[i] = state["n_updates"][i]
-            self.err_sum[i] = state["err_sum"][i]
+    def _put_sizes(self, sizes):
+        self.n_total = int(np.sum(sizes))
 
 
 def weights_work_reference(int K, long long T, double eta, double delta, errors, seed=0):

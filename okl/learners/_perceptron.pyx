@@ -4,6 +4,7 @@
 from libc.math cimport exp, fabs, log1p, sqrt, fmax
 
 from okl._core cimport Learner, Row
+from okl._learner import fields
 from okl._losses cimport loss_derivative, loss_value
 
 # below this the lazy scale of KernelOGD is folded into the coefficients
@@ -35,7 +36,9 @@ cdef class KernelOGDCore(Learner):
     cdef double eta
     cdef double lam
     cdef bint sqrt_schedule
-    cdef double scale
+    cdef public double scale    # the lazy factor: coefficients are scale * alpha
+
+    _state_fields = fields("scale")
 
     def _ogd_setup(self, int loss_kind, double eta, double lam, bint sqrt_schedule):
         self.loss_kind = loss_kind
@@ -65,12 +68,6 @@ cdef class KernelOGDCore(Learner):
         if g != 0.0:
             if self.sv.add(x, -eta_t * g / self.scale, self.t) < 0:
                 self.error = 1
-
-    def _ogd_state(self):
-        return {"scale": self.scale}
-
-    def _ogd_restore(self, state):
-        self.scale = state["scale"]
 
     @property
     def coefficient_scale(self):

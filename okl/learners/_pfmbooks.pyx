@@ -45,6 +45,8 @@ from okl._core cimport Learner, Row, SupportSet, sq_dist_row, exp_scaled
 from okl._losses cimport LOSS_HINGE, loss_derivative, loss_value
 from okl.learners._experts cimport MSMWCore
 
+from okl._learner import fields
+
 cdef double ONE = 1.0
 cdef double ZERO = 0.0
 cdef int INC1 = 1
@@ -81,9 +83,9 @@ cdef class PFMBooksCore(Learner):
     cdef MSMWCore msmw
     cdef double C, zcoef, ups
     cdef long long T
-    cdef int I_next
-    cdef long long n_rho, n_added, n_guard, n_zero_added
-    cdef int max_size
+    cdef public int I_next
+    cdef public long long n_rho, n_added, n_guard, n_zero_added
+    cdef public int max_size
     # per-round records of the current stream
     cdef object _rec
     cdef long long* rec_action
@@ -92,35 +94,22 @@ cdef class PFMBooksCore(Learner):
     cdef double* rec_expected
     cdef long long rec_t0, rec_len
     # the authors' R code (variant="r")
-    cdef bint r_code
+    cdef public bint r_code
     cdef double bis_factor      # the bisection's bracket growth B^(1/8)
     cdef double* pbar           # K': p_t exp(-eta c / g)
-    cdef long long n_bisect     # bisection steps so far
+    cdef public long long n_bisect  # bisection steps so far
+
+    # what the extras read.  The pickled state stays written by hand (_pfm_state): until
+    # the budget and horizon configure the core it is {"configured": False}; after, every
+    # buffer is sized by K, M and the budget when _pfm_configure rebuilds it, MSMW's
+    # internals are stored bit for bit and the coefficients are a column-major block.
+    _values_fields = fields(("n_sampled", "n_rho"), "n_added", "n_zero_added",
+                            ("guard_triggers", "n_guard"), "max_size")
 
     def __cinit__(self, *args, **kwargs):
-        self.K = self.M = self.Kp = self.cap = 0
         self.loss_kind = LOSS_HINGE
         self.pred_kind = PRED_SAMPLE
-        self.configured = False
-        self.gamma = self.kdiag = self.radius = self.step = NULL
-        self.A = self.nrm2 = self.dist = self.rows = self.fx = self.closs = NULL
-        self.msmw = None
-        self.C = self.zcoef = self.ups = 0.0
-        self.T = 0
-        self.I_next = 0
-        self.n_rho = self.n_added = self.n_guard = self.n_zero_added = 0
-        self.max_size = 0
-        self._rec = None
-        self.rec_action = NULL
-        self.rec_rho = NULL
-        self.rec_P = NULL
-        self.rec_expected = NULL
-        self.rec_t0 = 0
-        self.rec_len = 0
-        self.r_code = False
         self.bis_factor = 2.0
-        self.pbar = NULL
-        self.n_bisect = 0
 
     def __dealloc__(self):
         self._free_buffers()
@@ -434,15 +423,6 @@ cdef class PFMBooksCore(Learner):
             for s in range(n):
                 out[i, s] = self.rows[s + <Py_ssize_t> i * self.cap]
         return out
-
-    def _pfm_values(self):
-        return {"configured": bool(self.configured), "K": self.K, "M": self.M,
-                "K_prime": self.Kp, "capacity": self.cap, "C": self.C, "zcoef": self.zcoef,
-                "upsilon": self.ups, "T": self.T, "I_next": self.I_next,
-                "n_sampled": self.n_rho, "n_added": self.n_added,
-                "guard_triggers": self.n_guard, "n_zero_added": self.n_zero_added,
-                "max_size": self.max_size, "r_code": bool(self.r_code),
-                "bisection_steps": self.n_bisect}
 
     def _pfm_records(self):
         if self._rec is None:

@@ -45,7 +45,7 @@ cdef class POMDRCore(Learner):
     # parameters
     cdef double U, c, D, eps0
     cdef int M, B, half, dict_kind
-    cdef long long B0           # 0: never switch (POMD)
+    cdef public long long b0    # B0 in use: OMDR from |S| = B0 on (0: never, POMD)
     cdef long long T            # horizon; 0 while unknown
     cdef double thr             # ALD threshold on sqrt(alpha_t)
     # objects
@@ -61,14 +61,15 @@ cdef class POMDRCore(Learner):
     cdef double* qtmp
     cdef int* nearest
     cdef long long* halv_t
-    cdef long long n_halv, halv_cap
+    cdef public long long n_halv
+    cdef long long halv_cap
     # round scratch
     cdef double fx_prime, gsum
     # scalars
-    cdef double norm_sq, rate_sum, sum_delta, sum_delta_tilde, lam_next
-    cdef long long t_bar        # -1: +inf
-    cdef bint omdr
-    cdef long long n_updates, n_added, n_projected
+    cdef public double norm_sq, rate_sum, sum_delta, sum_delta_tilde, lam_next
+    cdef public long long t_bar     # -1: +inf
+    cdef public bint omdr
+    cdef public long long n_updates, n_added, n_projected
     # per-call records (rates, deltas, ALD residuals of the rounds of the last learning
     # call): buffers kept across calls, grown geometrically, so a call allocates nothing
     cdef double* rec_rate
@@ -78,23 +79,6 @@ cdef class POMDRCore(Learner):
     cdef bint rec_on
 
     def __cinit__(self, *args, **kwargs):
-        self.C = NULL
-        self.beta = NULL
-        self.vbuf = NULL
-        self.yw = NULL
-        self.ccap = 0
-        self.Kh = NULL
-        self.qtmp = NULL
-        self.nearest = NULL
-        self.halv_t = NULL
-        self.n_halv = 0
-        self.halv_cap = 0
-        self.rec_rate = self.rec_delta = self.rec_alpha = NULL
-        self.rec_len = 0
-        self.rec_t0 = 0
-        self.rec_cap = 0
-        self.rec_on = False
-        self.T = 0
         self.t_bar = -1
 
     def __dealloc__(self):
@@ -122,7 +106,7 @@ cdef class POMDRCore(Learner):
         self.B = B
         self.half = B // 2
         self.dict_kind = dict_kind
-        self.B0 = 0
+        self.b0 = 0
         self.T = 0
         self.thr = 0.0
         self.norm_sq = 0.0
@@ -149,7 +133,7 @@ cdef class POMDRCore(Learner):
 
     def _pomdr_set_horizon(self, long long T, long long B0, double thr):
         self.T = T
-        self.B0 = B0
+        self.b0 = B0
         self.thr = thr
 
     def _horizon(self):
@@ -345,7 +329,7 @@ cdef class POMDRCore(Learner):
                     dtil = delta
                     nsq = self.norm_sq + 2.0 * lam * y * self.fx_prime + lam * lam * kxx
                     self.n_added += 1
-                    if self.B0 > 0 and self.sv.n == self.B0:                 # line 17
+                    if self.b0 > 0 and self.sv.n == self.b0:                 # line 17
                         self.t_bar = self.t + 1
                         self.omdr = self.t_bar < self.T                      # line 8
                 else:                                                        # (6)
@@ -449,14 +433,6 @@ cdef class POMDRCore(Learner):
             return np.empty(0, dtype=np.int64)
         return np.array(<long long[:self.n_halv]> self.halv_t, copy=True)
 
-    def _pomdr_values(self):
-        return {"sum_delta": self.sum_delta, "sum_delta_tilde": self.sum_delta_tilde,
-                "rate_sum": self.rate_sum, "lam": self.lam_next, "t_bar": self.t_bar,
-                "omdr": self.omdr, "halvings": self.n_halv,
-                "halving_rounds": self._halving_rounds(), "ald_added": self.n_added,
-                "ald_projected": self.n_projected, "n_updates": self.n_updates,
-                "norm_sq": self.norm_sq, "B0": self.B0}
-
     def _pomdr_records(self):
         if not self.rec_on:
             return {}
@@ -509,6 +485,10 @@ cdef class POMDRCore(Learner):
         """The ``SupportSet`` of the last ``M`` examples (coefficient = label)."""
         return self.win
 
+    # The state stays written by hand: the cross Gram matrix C (leading dimension M), the
+    # half Gram matrix (leading dimension B/2), the dictionary's factor (an object of its
+    # own) and the halving record are rebuilt once the window exists.
+
     def _pomdr_state(self):
         return {"win": self.win, "gram": self.gram, "C": self._cross_gram(),
                 "Kh": self._half_gram(), "nearest": self._nearest(),
@@ -517,13 +497,13 @@ cdef class POMDRCore(Learner):
                             self.lam_next),
                 "counts": (self.t_bar, self.omdr, self.n_updates, self.n_added,
                            self.n_projected),
-                "horizon": (self.T, self.B0, self.thr)}
+                "horizon": (self.T, self.b0, self.thr)}
 
     def _pomdr_restore(self, state):
         cdef int i, j, n
         cdef long long k
         cdef void* q
-        self.T, self.B0, self.thr = state["horizon"]
+        self.T, self.b0, self.thr = state["horizon"]
         (self.norm_sq, self.rate_sum, self.sum_delta, self.sum_delta_tilde,
          self.lam_next) = state["scalars"]
         self.t_bar, self.omdr, self.n_updates, self.n_added, self.n_projected = state["counts"]

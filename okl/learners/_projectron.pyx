@@ -9,6 +9,7 @@ from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport ddot
 
 from okl._core cimport Learner, Row, GramCholesky, kernel_self
+from okl._learner import Field, fields
 
 import numpy as np
 
@@ -50,16 +51,10 @@ cdef class ProjectronCore(Learner):
     cdef int beta_size
     cdef double* U          # L^T, column-major, leading dimension u_cap
     cdef int u_cap
-    cdef long long n_projected, n_added, n_margin
+    cdef public long long n_projected, n_added, n_margin
 
-    def __cinit__(self, *args, **kwargs):
-        self.beta = NULL
-        self.beta_size = 0
-        self.U = NULL
-        self.u_cap = 0
-        self.n_projected = 0
-        self.n_added = 0
-        self.n_margin = 0
+    _state_fields = fields(Field("gram", "dictionary", put="_put_dictionary"),
+                           "n_projected", "n_added", "n_margin")
 
     def __dealloc__(self):
         free(self.beta)
@@ -210,23 +205,11 @@ cdef class ProjectronCore(Learner):
 
     # -- inspection and pickling --------------------------------------------------
 
-    def _projectron_values(self):
-        out = {"projected_updates": self.n_projected, "added_vectors": self.n_added}
-        if self.margin != MARGIN_NONE:
-            out["margin_updates"] = self.n_margin
-        return out
-
-    def _projectron_state(self):
-        return {"gram": self.gram, "n_projected": self.n_projected, "n_added": self.n_added,
-                "n_margin": self.n_margin}
-
-    def _projectron_restore(self, state):
-        self.gram = state["gram"]
+    def _put_dictionary(self, GramCholesky gram):
+        """Restore the dictionary (and the ``U = L^T`` kept beside it)."""
+        self.gram = gram
         if self._sync_U() != 0:
             raise MemoryError("cannot restore the Projectron's factor")
-        self.n_projected = state["n_projected"]
-        self.n_added = state["n_added"]
-        self.n_margin = state["n_margin"]
 
     def _upper(self):
         """A copy of the kept ``U = L^T`` (for tests: it must equal ``dictionary.factor.T``)."""

@@ -210,7 +210,7 @@ cdef class SkeGDCore(Learner):
     cdef double* sa_val
     cdef int sa_n, sa_cap
     # sketches and map
-    cdef bint switched
+    cdef public bint switched
     cdef double* Smat
     cdef double* Mmat
     cdef double* F
@@ -218,30 +218,17 @@ cdef class SkeGDCore(Learner):
     cdef double* phi
     cdef double* psisa
     cdef int* rloc
-    cdef int r, npos
+    cdef public int r, npos
     cdef SupportSet L
     cdef SupportSet pool
     # counters
-    cdef long long T0, switch_round, n_updates, kernel_evals
+    cdef public long long T0, switch_round, n_updates, kernel_evals
     cdef long long* refresh_t
-    cdef int n_refresh, refresh_cap
+    cdef public int n_refresh
+    cdef int refresh_cap
     # round scratch
     cdef long long s_evals
     cdef double last_y
-
-    def __cinit__(self, *args, **kwargs):
-        self.sa_col = NULL
-        self.sa_val = NULL
-        self.sa_n = self.sa_cap = 0
-        self.Smat = self.Mmat = self.F = self.w = self.phi = self.psisa = NULL
-        self.rloc = NULL
-        self.refresh_t = NULL
-        self.n_refresh = self.refresh_cap = 0
-        self.switched = False
-        self.r = self.npos = 0
-        self.L = None
-        self.pool = None
-        self.T = 0
 
     def __dealloc__(self):
         self._free_all()
@@ -721,14 +708,11 @@ cdef class SkeGDCore(Learner):
 
     # -- inspection and pickling ----------------------------------------------------
 
-    def _skegd_values(self):
-        return {"switched": bool(self.switched),
-                "switch_round": int(self.switch_round) if self.switched else None,
-                "margin_errors": int(self.T0), "n_updates": int(self.n_updates),
-                "refreshes": int(self.n_refresh),
-                "refresh_rounds": [int(self.refresh_t[i]) for i in range(self.n_refresh)],
-                "rank": int(self.r), "ginv_rank": int(self.npos),
-                "kernel_evaluations": int(self.kernel_evals)}
+    def _switch_round(self):
+        return int(self.switch_round) if self.switched else None
+
+    def _refresh_rounds(self):
+        return [int(self.refresh_t[i]) for i in range(self.n_refresh)]
 
     def _skegd_sketch(self):
         """``S_p`` as a dense ``rows x s_p`` array."""
@@ -752,13 +736,16 @@ cdef class SkeGDCore(Learner):
                 "rloc": np.array([self.rloc[i] for i in range(self.s_m)], dtype=np.intc),
                 "landmarks": self.L}
 
+    # The state stays written by hand: the count sketch (rows x cs_d), the sketch matrices
+    # and the eigen-map after the switch are rebuilt into their buffers.
+
     def _skegd_state(self):
         cols = np.array([self.sa_col[i] for i in range(self.sa_n * self.cs_d)], dtype=np.intc)
         vals = np.array([self.sa_val[i] for i in range(self.sa_n * self.cs_d)])
         return {"sa": (self.sa_n, cols, vals), "map": self._skegd_map(),
                 "counts": (self.T0, self.switch_round, self.n_updates, self.kernel_evals,
                            self.npos, self.last_y),
-                "refresh": [int(self.refresh_t[i]) for i in range(self.n_refresh)]}
+                "refresh": self._refresh_rounds()}
 
     def _skegd_restore(self, state):
         cdef int i, j

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from okl._learner import Field, fields
 from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._ahpatron import AhpatronCore, AVPCore
@@ -129,16 +130,10 @@ class AVP(KernelExpansion, OnlineLearner, AVPCore):
     @property
     def norm_sq_(self) -> float:
         """``||f_t||_H^2`` of the current hypothesis."""
-        return self._avp_values()["norm_sq"]
+        return self.norm_sq
 
-    def _extras(self):
-        return self._avp_values()
-
-    def _state(self):
-        return self._avp_state()
-
-    def _restore(self, state):
-        self._avp_restore(state)
+    _extras_fields = fields(("M_prime", "m_prime"), "n_margin", "n_updates", "norm_sq",
+                            "lam_t")
 
 
 @register_learner(
@@ -290,18 +285,16 @@ class Ahpatron(KernelExpansion, OnlineLearner, AhpatronCore):
     @property
     def norm_sq_(self) -> float:
         """``||f_t||_H^2`` of the current hypothesis."""
-        return self._avp_values()["norm_sq"]
-
-    @property
-    def removals(self) -> int:
-        """Halvings so far (the removing operations of Lemma 1)."""
-        return self._ahpatron_values()["removals"]
+        return self.norm_sq
 
     def _allocation(self):
         return self.B, False  # halve before adding: |S| <= B always
 
+    _extras_fields = AVP._extras_fields + fields("removals",
+                                                 Field("distances", get="_distances"))
+
     def _extras(self):
-        out = self._ahpatron_values()
+        out = super()._extras()
         d = out["distances"]
         U = self.U_
         out["zeta_hat"] = float(d.sum() / (U * d.size)) if d.size else 0.0
@@ -338,9 +331,3 @@ class Ahpatron(KernelExpansion, OnlineLearner, AhpatronCore):
             super().learn_one(x, y)
         except MemoryError as exc:
             self._raise_solve_failure(exc)
-
-    def _state(self):
-        return self._ahpatron_state()
-
-    def _restore(self, state):
-        self._ahpatron_restore(state)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from okl._learner import fields
 from okl._validation import check_real, check_seed
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._alma import ALMACore
@@ -86,23 +87,11 @@ class ALMA(KernelExpansion, OnlineLearner, ALMACore):
     @property
     def n_corrections(self) -> int:
         """Updates made so far (``k - 1`` in the paper's notation)."""
-        return self._alma_values()["n_corrections"]
+        return self.k - 1
 
     @property
     def norm_sq_(self) -> float:
         """``||w_k||^2`` of the current hypothesis (at most 1)."""
-        return self._alma_values()["norm_sq"]
+        return self.norm_sq
 
-    @property
-    def margin_(self) -> float:
-        """The current margin threshold ``(1 - alpha) gamma_k``."""
-        return self._alma_values()["margin"]
-
-    def _extras(self):
-        return self._alma_values()
-
-    def _state(self):
-        return self._alma_state()
-
-    def _restore(self, state):
-        self._alma_restore(state)
+    _extras_fields = fields("n_corrections", "norm_sq", ("margin", "margin_"))

@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 
+from okl._learner import fields
 from okl._validation import check_choice, check_int, check_real, check_row
 from okl.kernels import Gaussian, Laplacian, check_kernel
 from okl.learners._awv import KernelAWVCore, TaylorAWVCore
@@ -251,14 +252,7 @@ class KernelAWV(OnlineLearner, KernelAWVCore):
     def _allocation(self):
         return 64, True
 
-    def _extras(self):
-        return self._awv_values()
-
-    def _state(self):
-        return self._awv_state()
-
-    def _restore(self, state):
-        self._awv_restore(state)
+    _extras_fields = fields("log_det", ("sum_y2_leverage", "lev_y2"))
 
 
 # ----------------------------------------------------------------------------
@@ -490,22 +484,22 @@ class _PKAWVTaylor(PKAWV, TaylorAWVCore):
         self._check_radius(check_row(x, -1 if self.n_features is None else self.n_features))
         super().learn_one(x, y)
 
+    _extras_fields = fields("log_det", ("sum_y2_leverage", "lev_y2"),
+                            ("max_radius", "max_radius_"), "r")
+
     def _extras(self):
-        out = self._taylor_values()
+        out = super()._extras()
         out["M"] = self._M
         rad = out["max_radius"]
         M = self._M
         out["lemma13_bound"] = _lemma13(rad, self.kernel.sigma, M)
         return out
 
-    def _state(self):
-        return self._taylor_state()
-
     def _restore(self, state):
         if self.n_features is not None:
             _, parent, var, factor = _taylor_tables(self.n_features, self._M, self.kernel.sigma)
             self._taylor_allocate(self.n_features, parent, var, factor)
-        self._taylor_restore(state)
+        super()._restore(state)
 
 
 PKAWV._basis_classes["taylor"] = _PKAWVTaylor

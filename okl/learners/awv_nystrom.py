@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from okl._learner import Field, fields
 from okl._validation import check_choice, check_real, check_seed
 from okl.kernels import check_kernel
 from okl.learners._awv_nystrom import DEPENDENCE_TOL, NystromAWVCore
@@ -165,8 +166,10 @@ class _PKAWVNystrom(PKAWV, NystromAWVCore):
     def _begin_stream(self, n_rounds):
         self._nystrom_begin(n_rounds)
 
-    def _extras(self):
-        return self._nystrom_values()
+    _extras_fields = fields(
+        Field("dictionary_size", get="_support_size"), ("added", "n_added"),
+        ("rejected", "n_rejected"), ("downdate_fallbacks", "n_fallback"), "sum_p", "log_det",
+        ("sum_y2_leverage", "sum_y2_lev"))
 
     def _state(self):
         return self._nystrom_state()

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from okl._learner import Field, fields
 from okl._validation import check_int, check_real, check_seed
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._bao2ks import BAO2KSCore
@@ -210,26 +211,27 @@ class BAO2KS(KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
     @property
     def reservoir(self) -> np.ndarray:
         """The reservoir's examples ``V`` (rows; their labels are ``reservoir_labels``)."""
-        res = self._bao2ks_reservoir()
-        return np.empty((0, 0)) if res is None else res.vectors
+        return np.empty((0, 0)) if self.res is None else self.res.vectors
 
     @property
     def reservoir_labels(self) -> np.ndarray:
-        res = self._bao2ks_reservoir()
-        return np.empty(0) if res is None else res.coefficients
+        return np.empty(0) if self.res is None else self.res.coefficients
 
-    def _extras(self):
-        out = self._bao2ks_values()
-        out.update(T=self.horizon_, lam=self.lam_, M=self.M_)
-        return out
+    _extras_fields = fields(
+        "n_margin", "n_sampled", ("restarts", "n_restarts"),
+        Field("restart_rounds", get="_restart_rounds"), ("pending_restart", "pending"),
+        ("norm", "nf"), ("norm_g_bar", "nag"), "inner",
+        Field("reservoir_size", get="_reservoir_size"), ("kernel_evaluations", "kernel_evals"),
+        ("T", "horizon_"), ("lam", "lam_"), ("M", "M_"))
 
     def _state(self):
+        # the horizon first: restoring it allocates what the core's state needs
         T = self.horizon_
         return {"horizon": None if T is None else (T, *self._settings_for(T)),
-                "core": self._bao2ks_state()}
+                "core": super()._state()}
 
     def _restore(self, state):
         if state["horizon"] is not None and self._horizon() <= 0:
             self._bao2ks_set_horizon(*state["horizon"])
         if state["horizon"] is not None:
-            self._bao2ks_restore(state["core"])
+            super()._restore(state["core"])

@@ -21,6 +21,7 @@ import types
 import numpy as np
 
 from okl import _core
+from okl._learner import read_fields, write_fields
 from okl._validation import as_stream, check_label, check_labels, check_row
 from okl.trace import Trace
 
@@ -294,15 +295,19 @@ class OnlineLearner(Serialized):
         """Called after validation, before a stream of ``n_rounds`` is learned."""
 
     def _extras(self) -> dict:
-        """Algorithm quantities reported in ``Trace.extras``."""
-        return {}
+        """Algorithm quantities reported in ``Trace.extras``: the fields the class
+        declares in ``_extras_fields`` (``okl._learner.fields``: core fields or any
+        attribute, properties included)."""
+        return read_fields(self, self._extras_fields)
 
     def _state(self) -> dict:
-        """Typed state beyond the support set, for pickling."""
-        return {}
+        """Typed state beyond the support set, for pickling: the fields the core
+        declares in ``_state_fields`` (``okl._learner.fields``)."""
+        return read_fields(self, self._state_fields)
 
     def _restore(self, state: dict) -> None:
         """Inverse of ``_state``."""
+        write_fields(self, self._state_fields, state)
 
     # -- parameters ---------------------------------------------------------------
 

@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from okl._core import SupportSet
+from okl._learner import read_fields
 from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_seed
 from okl.kernels import Gaussian, Laplacian, check_kernels
 from okl.kernels import gaussian_family as paper_kernels
@@ -498,16 +499,16 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
     @property
     def probabilities(self) -> np.ndarray:
         """``p_{t+1}``: the distribution of the next exploited kernel."""
-        return self._bat_values()["p"]
+        return self.osmd.probabilities
 
     @property
     def next_exploit(self) -> int:
         """``I_{t+1}``, already drawn: the kernel that predicts the next example."""
-        return int(self._bat_values()["next_exploit"])
+        return int(self.I_next)
 
     @property
     def buffer_sizes(self) -> np.ndarray:
-        return self._bat_values()["sizes"]
+        return np.array(self.n, dtype=np.int64)
 
     def buffer(self, i):
         """``(support vectors (n, d), coefficients (n,))`` of ``S_i``:
@@ -548,7 +549,7 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
         return np.empty(0) if s is None else s.coefficients
 
     def _extras(self):
-        v = self._bat_values()
+        v = read_fields(self, self._values_fields)
         out = {k: v[k] for k in ("p", "sizes", "n_added", "exploit_counts", "explore_counts",
                                  "n_gradient", "n_rho", "n_full", "n_projections",
                                  "max_kernel_evaluations", "kernel_rows_total",
@@ -577,11 +578,12 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
     # -- pickling --------------------------------------------------------------------
 
     def _state(self):
-        return {"B": self._B, "horizon": self._bat_horizon(), "core": self._bat_state()}
+        # the budget and horizon first: restoring them sets up what the core's state needs
+        return {"B": self._B, "horizon": self._bat_horizon(), "core": super()._state()}
 
     def _restore(self, state):
         if state["B"] is not None and self._B is None:
             self._apply_budget(state["B"])
         if state["horizon"] > 0 and self._bat_horizon() <= 0:
             self._apply_horizon(state["horizon"])
-        self._bat_restore(state["core"])
+        super()._restore(state["core"])

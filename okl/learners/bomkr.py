@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from okl._learner import read_fields
 from okl._validation import check_int, check_real, check_seed
 from okl.kernels import Gaussian, Laplacian, check_kernels
 from okl.learners._bomkr import BOMKRCore, BOMKRVCore
@@ -198,11 +199,6 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
             return self.K * self._capacity(1)
         return None if self.n_features is None else self.K * self._capacity(self.n_features)
 
-    @property
-    def sets(self):
-        """The ``K`` support sets (``okl.learners._ksets.KernelSets``)."""
-        return self._bomkr_sets()
-
     def kernel_support(self, i):
         """``(vectors, coefficients, rounds)`` of kernel ``i``'s own support set."""
         if self.n_features is None:
@@ -215,7 +211,7 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
         return self._last_scores()
 
     def _extras(self):
-        v = self._bomkr_values()
+        v = self._state()
         d = self.n_features
         p = self.p_
         out = {"p": p, "best_kernel": int(np.argmin(v["cum_err"])), "sizes": v["sizes"],
@@ -227,12 +223,6 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
         out.update(self._budget_extras(out["max_size"], memory_per_example(d), 2 * self.K,
                                        time_per_example(d), 2 * self.K))
         return out
-
-    def _state(self):
-        return self._bomkr_state()
-
-    def _restore(self, state):
-        self._bomkr_restore(state)
 
 
 @register_learner(
@@ -330,19 +320,14 @@ class BOMKRV(_Regressors, OnlineLearner, BOMKRVCore):
         return self._last_scores()
 
     def _extras(self):
-        v = self._bomkrv_values()
+        v = read_fields(self, self._head_fields)
         d = self.n_features
         p = self.p_
         n = self.support_set.size if self.support_set is not None else 0
         out = {"p": p, "best_kernel": int(np.argmin(v["cum_err"])),
-               "kernel_losses": v["cum_err"], "n_replaced": v["n_replaced"], "max_size": n,
-               "B": v["B"], "T": v["T"], "eta": v["eta"], "lam": v["lam"], "beta": v["beta"]}
+               "kernel_losses": v["cum_err"], "n_replaced": self.n_replaced, "max_size": n,
+               "B": self.capacity, "T": v["T"], "eta": v["eta"], "lam": v["lam"],
+               "beta": v["beta"]}
         out.update(self._budget_extras(n, memory_per_example(d, self.K), self.K,
                                        time_per_example(d, self.K), self.K))
         return out
-
-    def _state(self):
-        return self._bomkrv_state()
-
-    def _restore(self, state):
-        self._bomkrv_restore(state)

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from okl._learner import fields
 from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._budget import BOGDCore, ForgetronCore, NORMAReplaceCore, RBPCore
@@ -105,22 +106,20 @@ class Forgetron(_Budgeted, OnlineLearner, ForgetronCore):
     @property
     def Q_(self) -> float:
         """Accumulated forgetting damage ``Q_t``."""
-        return self._forgetron_values()["Q"]
+        return self.Q
 
     @property
     def M_(self) -> int:
         """Mistakes so far ``M_t``."""
-        return self._forgetron_values()["M"]
-
-    @property
-    def removals(self) -> int:
-        return self._forgetron_values()["removals"]
+        return self.M
 
     def _begin_stream(self, n_rounds):
         self._forgetron_begin(n_rounds)
 
+    _extras_fields = fields("Q", "M", "removals")
+
     def _extras(self):
-        extras = self._forgetron_values()
+        extras = super()._extras()
         extras["phi"], extras["removal_rounds"] = self._forgetron_record()
         return extras
 
@@ -140,12 +139,6 @@ class Forgetron(_Budgeted, OnlineLearner, ForgetronCore):
     @property
     def support_rounds(self) -> np.ndarray:
         return super().support_rounds[self._arrival_order()]
-
-    def _state(self):
-        return self._forgetron_state()
-
-    def _restore(self, state):
-        self._forgetron_restore(state)
 
 
 @register_learner(
@@ -187,18 +180,7 @@ class RBP(_Budgeted, OnlineLearner, RBPCore):
         self._core_setup(self.kernel, self.seed, True)
         self._rbp_setup(self.B)
 
-    @property
-    def removals(self) -> int:
-        return self._rbp_values()["removals"]
-
-    def _extras(self):
-        return self._rbp_values()
-
-    def _state(self):
-        return self._rbp_values()
-
-    def _restore(self, state):
-        self._rbp_restore(state)
+    _extras_fields = RBPCore._state_fields
 
 
 _BOGD_DOC_COMMON = r"""
@@ -298,23 +280,12 @@ class BOGD(_Budgeted, OnlineLearner, BOGDCore):
                          -1.0 if self.gamma is None else self.gamma, self._nonuniform,
                          self.clip == "rescale")
 
-    @property
-    def removals(self) -> int:
-        return self._bogd_values()["removals"]
+    _extras_fields = BOGDCore._state_fields
 
     def removal_probabilities(self) -> np.ndarray:
         """Probabilities ``p_j`` with which the next budget maintenance would remove
         each current support vector (in the order of ``support_vectors``)."""
         return self._removal_probabilities()
-
-    def _extras(self):
-        return self._bogd_values()
-
-    def _state(self):
-        return self._bogd_values()
-
-    def _restore(self, state):
-        self._bogd_restore(state)
 
 
 @register_learner(
@@ -414,11 +385,4 @@ class NORMAReplace(_Budgeted, OnlineLearner, NORMAReplaceCore):
         self._nr_setup(self.B, self.B - 1 if self.cycle == "r" else self.B, self.eta,
                        self.lam, self.nu, self.epsilon)
 
-    def _extras(self):
-        return self._nr_values()
-
-    def _state(self):
-        return self._nr_values()
-
-    def _restore(self, state):
-        self._nr_restore(state)
+    _extras_fields = NORMAReplaceCore._state_fields

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from okl._learner import Field, fields
 from okl._validation import (CLASSIFICATION_LOSSES, LOSS_CODES, as_stream, check_choice,
                              check_int, check_real, check_seed)
 from okl.kernels import Gaussian, Laplacian, check_kernel
@@ -155,14 +156,7 @@ class FOGD(OnlineLearner, FOGDCore):
                              "something (or call learn_one) before transform")
         return self._fogd_transform(as_stream(X, self.n_features))
 
-    def _extras(self):
-        return self._fogd_values()
-
-    def _state(self):
-        return self._fogd_state()
-
-    def _restore(self, state):
-        self._fogd_restore(state)
+    _extras_fields = fields("n_updates", "D")
 
 
 @register_learner(
@@ -325,8 +319,8 @@ class NOGD(OnlineLearner, NOGDCore):
                              f"(0 of B = {self.B} support vectors)")
         return self._nogd_transform(as_stream(X, self.n_features))
 
-    def _extras(self):
-        return self._nogd_values()
+    _extras_fields = fields("n_updates", "switched", Field("switch_round", get="_switch_round"),
+                            ("rank", "r"))
 
     def _state(self):
         return self._nogd_state()

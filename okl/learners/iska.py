@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from okl._learner import read_fields
 from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import Gaussian, check_kernels
 from okl.learners._iska import ISKACore
@@ -222,20 +223,20 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
         """``(S+, S-)``: the two ``SupportSet`` buffers (``None`` before the first example)."""
         if self.n_features is None:
             return None
-        return self._iska_sets()
+        return self.pos, self.neg
 
     @property
     def support_vectors(self):
         if self.n_features is None:
             return np.empty((0, 0))
-        p, n = self._iska_sets()
+        p, n = self.pos, self.neg
         return np.vstack([p.vectors, n.vectors])
 
     @property
     def coefficients(self):
         if self.n_features is None:
             return np.empty(0)
-        p, n = self._iska_sets()
+        p, n = self.pos, self.neg
         return np.concatenate([p.coefficients, n.coefficients])
 
     def decision_function(self, X) -> np.ndarray:
@@ -251,9 +252,9 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
         return self._iska_block_sums()
 
     def _extras(self):
-        v = self._iska_values()
+        v = read_fields(self, self._values_fields)
         d = self.n_features
-        p, n = self._iska_sets()
+        p, n = self.pos, self.neg
         size = p.size + n.size
         i = self.kernel_index_
         out = {"kernel": i, "sigma": float(self.kernel_.sigma), "criteria": self.criteria_,
@@ -270,9 +271,3 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
                                if isinstance(self._budget_spec, TimeBudget) else None),
                "B": v["B"], "T": v["T"], "eta": v["eta"]}
         return out
-
-    def _state(self):
-        return self._iska_state()
-
-    def _restore(self, state):
-        self._iska_restore(state)

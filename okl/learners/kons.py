@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from okl._learner import Field, fields
 from okl._validation import check_choice, check_real, check_seed
 from okl.kernels import Gaussian, Laplacian, check_kernel
 from okl.learners._kons import DEPENDENCE_TOL, ProsNKONSCore, SketchedKONSCore
@@ -173,14 +174,10 @@ class SketchedKONS(OnlineLearner, SketchedKONSCore):
     def _begin_stream(self, n_rounds):
         self._sketched_begin(n_rounds)
 
-    def _extras(self):
-        return self._sketched_values()
-
-    def _state(self):
-        return self._sketched_state()
-
-    def _restore(self, state):
-        self._sketched_restore(state)
+    _extras_fields = fields(
+        Field("dictionary_size", get="_support_size"), ("sampled", "n_sampled"),
+        ("sampled_zero_gradient", "n_zero"), ("projections", "n_proj"), "sum_p",
+        ("sum_leverage", "sum_lev"), "log_det", Field("stored_inputs", get="_stored_inputs"))
 
     @property
     def sketch(self) -> np.ndarray:
@@ -305,14 +302,10 @@ class ProsNKONS(OnlineLearner, ProsNKONSCore):
     def _allocation(self):
         return 64, True
 
-    def _extras(self):
-        return self._pnk_values()
-
-    def _state(self):
-        return self._pnk_state()
-
-    def _restore(self, state):
-        self._pnk_restore(state)
+    _extras_fields = fields(
+        Field("dictionary_size", get="_support_size"), ("restarts", "n_added"),
+        ("rejected", "n_rejected"), ("projections", "n_proj"), "sum_p",
+        ("sum_leverage", "sum_lev"), "log_det")
 
     @property
     def dictionary(self) -> np.ndarray:

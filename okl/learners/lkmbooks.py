@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from okl._learner import read_fields
 from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_seed
 from okl.kernels import Gaussian, check_kernels
 from okl.kernels import gaussian_family as paper_kernels
@@ -302,18 +303,18 @@ class LKMBooks(KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
 
     @property
     def lam_(self):
-        return self._lkm_values()["lam"] if self.horizon_ else None
+        return self.step if self.horizon_ else None
 
     @property
     def eta_(self):
-        return self._lkm_values()["eta"] if self.horizon_ else None
+        return self.hedge.learning_rate if self.horizon_ else None
 
     @property
     def C_(self):
-        return self._lkm_values()["C"] if self.horizon_ else None
+        return self.C5 if self.horizon_ else None
 
     def _extras(self):
-        v = self._lkm_values()
+        v = read_fields(self, self._values_fields)
         d = self.n_features
         p = self.p_
         B, T = v["B"], v["T"]
@@ -340,8 +341,7 @@ class LKMBooks(KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
         }
         return out
 
-    def _state(self):
-        return self._lkm_state()
-
     def _restore(self, state):
-        self._lkm_restore(state)
+        super()._restore(state)
+        if self.support_set is not None:
+            self._lkm_allocate()

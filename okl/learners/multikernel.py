@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from okl._learner import read_fields
 from okl._validation import LOSS_CODES, check_choice, check_real, check_seed
 from okl.kernels import Gaussian, check_kernels
 from okl.learners._multikernel import OMKCCore
@@ -198,7 +199,7 @@ class OMKC(OnlineLearner, OMKCCore):
         return self._omkc_last()
 
     def _extras(self):
-        v = self._omkc_values()
+        v = read_fields(self, self._values_fields)
         d = self.n_features
         out = dict(v)
         out["p"] = self.p_

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from okl._learner import fields
 from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._norma import NORMACore
@@ -167,31 +168,20 @@ class NORMA(KernelExpansion, OnlineLearner, NORMACore):
 
     @property
     def offset_(self) -> float:
-        return self._norma_values()["b"]
-
-    @property
-    def rho_(self) -> float:
-        return self._norma_values()["rho"]
+        return self.b
 
     @property
     def epsilon_(self) -> float:
-        return self._norma_values()["epsilon"]
-
-    @property
-    def sigma_(self) -> float:
-        return self._norma_values()["sigma"]
+        return self.eps
 
     def _begin_stream(self, n_rounds):
         self._norma_begin(n_rounds)
 
+    _extras_fields = fields("b", ("rho", "rho_"), ("epsilon", "eps"), ("sigma", "sigma_"),
+                            "n_updates")
+
     def _extras(self):
-        extras = self._norma_values()
+        extras = super()._extras()
         if self.track_norm:
             extras["norm_sq"] = self._norma_norms().copy()
         return extras
-
-    def _state(self):
-        return self._norma_state()
-
-    def _restore(self, state):
-        self._norma_restore(state)

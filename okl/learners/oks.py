@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from okl._learner import read_fields
 from okl._validation import LOSS_CODES, check_choice, check_real, check_seed, check_int
 from okl.kernels import Gaussian, Laplacian, check_kernels
 from okl.learners._oks import OKSCore
@@ -201,11 +202,11 @@ class OKS(HorizonLearner, OnlineLearner, OKSCore):
 
     @property
     def eta_(self):
-        return self._oks_values()["eta"] if self.horizon_ else None
+        return self.rate if self.horizon_ else None
 
     @property
     def lam_(self):
-        return self._oks_values()["lam"] if self.horizon_ else None
+        return self.step if self.horizon_ else None
 
     def kernel_support(self, i):
         """``(vectors, coefficients, rounds)`` of kernel ``i``'s own support set."""
@@ -213,12 +214,6 @@ class OKS(HorizonLearner, OnlineLearner, OKSCore):
             return np.empty((0, 0)), np.empty(0), np.empty(0, dtype=np.int64)
         return self.sets.vectors(int(i)), self.sets.coefficients(int(i)), \
             self.sets.stamps(int(i))
-
-    @property
-    def sets(self):
-        """The ``K`` support sets (``okl.learners._ksets.KernelSets``; ``None`` before the
-        first example)."""
-        return self._oks_sets()
 
     def kernel_decision_function(self, X):
         """``f_{t,i}(x)`` of every kernel for each row of ``X``: shape ``(len(X), K)``."""
@@ -230,7 +225,7 @@ class OKS(HorizonLearner, OnlineLearner, OKSCore):
         return np.column_stack([self.sets.decision(i, Xc) for i in range(self.K)])
 
     def _extras(self):
-        v = self._oks_values()
+        v = read_fields(self, self._values_fields)
         d = self.n_features
         q = self.q_
         B = v["B"]
@@ -250,12 +245,6 @@ class OKS(HorizonLearner, OnlineLearner, OKSCore):
             "delta": self.delta,
         }
         return out
-
-    def _state(self):
-        return self._oks_state()
-
-    def _restore(self, state):
-        self._oks_restore(state)
 
 
 @register_learner(

@@ -92,9 +92,3 @@ class KernelOGD(KernelExpansion, OnlineLearner, KernelOGDCore):
     def coefficients(self) -> np.ndarray:
         """True coefficients ``alpha_i`` of ``f_t = sum alpha_i k(x_i, .)``."""
         return super().coefficients * self.coefficient_scale
-
-    def _state(self):
-        return self._ogd_state()
-
-    def _restore(self, state):
-        self._ogd_restore(state)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from okl._learner import read_fields
 from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_row, check_seed
 from okl.kernels import Gaussian, check_kernels
 from okl.kernels import gaussian_family as paper_kernels
@@ -468,7 +469,7 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
     @property
     def next_action_(self):
         """``I_t`` of the next round (``None`` until configured)."""
-        return None if self.settings_ is None else int(self._pfm_values()["I_next"])
+        return None if self.settings_ is None else int(self.I_next)
 
     def action_index(self, i: int, j: int) -> int:
         """``h(i, j)`` (0-based): kernel ``i``, radius ``U_j``."""
@@ -477,7 +478,7 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
             check_int(j, "j", low=0, high=M - 1)
 
     def _extras(self):
-        v = self._pfm_values()
+        v = read_fields(self, self._values_fields)
         st = self.settings_ or {}
         out = {k: st.get(k) for k in ("T", "B", "C", "U", "U_min", "M", "K_prime", "eta",
                                       "upsilon", "capacity")}

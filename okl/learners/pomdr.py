@@ -148,26 +148,25 @@ class _POMDBase(KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
     @property
     def norm_(self) -> float:
         """``||f'_t||_H`` (kept incrementally, appendix "Computing ||f'_t||")."""
-        return math.sqrt(max(self._pomdr_values()["norm_sq"], 0.0))
+        return math.sqrt(max(self.norm_sq, 0.0))
 
     def _extras(self):
-        v = self._pomdr_values()
-        tb = v.pop("t_bar")
+        tb = self.t_bar
         out = {
-            "sum_delta": v["sum_delta"],
-            "sum_delta_tilde": v["sum_delta_tilde"],
-            "rate_sum": v["rate_sum"],
-            "lam": v["lam"],
+            "sum_delta": self.sum_delta,
+            "sum_delta_tilde": self.sum_delta_tilde,
+            "rate_sum": self.rate_sum,
+            "lam": self.lam_next,
             "t_bar": math.inf if tb < 0 else int(tb),
-            "omdr": bool(v["omdr"]),
-            "halvings": v["halvings"],
-            "halving_rounds": v["halving_rounds"],
-            "ald_added": v["ald_added"],
-            "ald_projected": v["ald_projected"],
-            "n_updates": v["n_updates"],
-            "norm": math.sqrt(max(v["norm_sq"], 0.0)),
+            "omdr": bool(self.omdr),
+            "halvings": self.n_halv,
+            "halving_rounds": self._halving_rounds(),
+            "ald_added": self.n_added,
+            "ald_projected": self.n_projected,
+            "n_updates": self.n_updates,
+            "norm": math.sqrt(max(self.norm_sq, 0.0)),
             "T": self.horizon_,
-            "B0": v["B0"] if v["B0"] > 0 else None,
+            "B0": self.b0 if self.b0 > 0 else None,
             "threshold": self.threshold_,
         }
         out.update(self._pomdr_records())

@@ -1,6 +1,7 @@
 """The Projectron and Projectron++: Perceptrons that project instead of adding."""
 from __future__ import annotations
 
+from okl._learner import fields
 from okl._validation import check_choice, check_real, check_seed
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._projectron import ProjectronCore
@@ -25,21 +26,14 @@ class _ProjectronBase(KernelExpansion, OnlineLearner, ProjectronCore):
     @property
     def projected_updates(self) -> int:
         """Updates that changed the coefficients of S without adding a vector."""
-        return self._projectron_values()["projected_updates"]
+        return self.n_projected
 
     @property
     def added_vectors(self) -> int:
         """Instances added to S (equals the active-set size: nothing is ever removed)."""
-        return self._projectron_values()["added_vectors"]
+        return self.n_added
 
-    def _extras(self):
-        return self._projectron_values()
-
-    def _state(self):
-        return self._projectron_state()
-
-    def _restore(self, state):
-        self._projectron_restore(state)
+    _extras_fields = fields(("projected_updates", "n_projected"), ("added_vectors", "n_added"))
 
 
 @register_learner(
@@ -170,4 +164,6 @@ class ProjectronPP(_ProjectronBase):
     @property
     def margin_updates(self) -> int:
         """Margin-error rounds (``0 < y f < 1``) that changed the hypothesis."""
-        return self._projectron_values()["margin_updates"]
+        return self.n_margin
+
+    _extras_fields = _ProjectronBase._extras_fields + fields(("margin_updates", "n_margin"))

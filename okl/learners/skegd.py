@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from okl._learner import Field, fields
 from okl._validation import check_choice, check_int, check_matrix, check_real, check_seed
 from okl.kernels import Gaussian, check_kernel
 from okl.learners._skegd import SkeGDCore
@@ -297,8 +298,13 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
                              "margin error)")
         return self.kernel(X, m["landmarks"]) @ m["F"]
 
+    _extras_fields = fields(
+        "switched", Field("switch_round", get="_switch_round"), ("margin_errors", "T0"),
+        "n_updates", ("refreshes", "n_refresh"), Field("refresh_rounds", get="_refresh_rounds"),
+        ("rank", "r"), ("ginv_rank", "npos"), ("kernel_evaluations", "kernel_evals"))
+
     def _extras(self):
-        out = self._skegd_values()
+        out = super()._extras()
         T = self.horizon_
         eta, cycle = (self.eta, self.cycle) if T is None else self._settings_for(T)
         sp, sm, k = self.sizes_
