@@ -20,13 +20,17 @@ def _pyplot():
 
 
 def save_figure(fig, stem) -> list[Path]:
-    """Save ``fig`` as ``stem.png`` and ``stem.svg``; returns both paths."""
+    """Save ``fig`` as ``stem.png`` and ``stem.svg``; returns both paths.  The same figure
+    gives the same bytes (the SVG without its date, its element ids from a fixed salt),
+    so two runs of a reproduction can be compared file by file."""
+    plt = _pyplot()
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    for path in paths:
-        fig.savefig(path, bbox_inches="tight", dpi=120)
-    _pyplot().close(fig)
+    with plt.rc_context({"svg.hashsalt": "okl"}):
+        fig.savefig(paths[0], bbox_inches="tight", dpi=120)
+        fig.savefig(paths[1], bbox_inches="tight", dpi=120, metadata={"Date": None})
+    plt.close(fig)
     return paths
 
 

@@ -137,6 +137,20 @@ def test_jobs_do_not_change_the_results(no_data, tmp_path):
     assert one["rows"] == two["rows"]
     for name in OUTPUTS:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+    # with --no-timing every file is the same, figures (PNG, SVG) and summaries included;
+    # the JSON names its own directory
+    files = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "two").iterdir())
+    assert {"pomdr_table2_agreement.svg", "agreement_summary.csv"} <= set(files)
+    for name in files:
+        a = (tmp_path / "one" / name).read_bytes()
+        b = (tmp_path / "two" / name).read_bytes()
+        if name.endswith(".json"):
+            a = a.replace(bytes(tmp_path / "one"), b"OUT")
+            b = b.replace(bytes(tmp_path / "two"), b"OUT")
+        assert a == b, name
+    summary = (tmp_path / "one" / "agreement_summary.csv").read_text().splitlines()
+    assert summary[1].endswith(","), summary        # seconds left out
 
 
 def test_a_journal_is_refused_without_resume_and_checked_with_it(no_data, tmp_path):

@@ -891,7 +891,7 @@ def _agreement_line(rep, rows) -> str:
 
 def _write_outputs(rep, out_dir, stem, rows, grid, run_rows, datas, texts, options, names,
                    start, partial):
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - start if options.timing else None   # --no-timing
     text = "\n\n".join(texts) + "\n\n" + _legend(rep, options) + "\n" + _agreement_line(rep,
                                                                                      rows)
     files = [stem.with_suffix(".csv"), Path(f"{stem}_grid.csv"), Path(f"{stem}_runs.csv"),
