@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import sys
 import time
 import warnings

@@ -25,7 +25,6 @@ gradient descent") for each learner and prints the mean AMR at every point
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time

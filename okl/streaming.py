@@ -14,7 +14,6 @@ examples per second.
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 

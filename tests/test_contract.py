@@ -4,13 +4,11 @@ Each learner declares its examples in the learner registry; each example is held
 each rule of the contract.  The suite's own checks can fail: a learner that breaks a rule
 on purpose gets an AssertionError naming the rule (and the round, where there is one).
 """
-import pickle
 
-import numpy as np
 import pytest
 
 import okl
-from okl.testing import RULES, ContractError, check_learner
+from okl.testing import RULES, check_learner
 
 from conftest import LEARNERS
 

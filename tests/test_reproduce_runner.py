@@ -1,13 +1,11 @@
 """The reproduction runner (okl.experiments.runner): agreement arithmetic, identical
 results for any --jobs, and --resume after SIGINT / SIGKILL at random points."""
 import csv
-import math
 import os
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
