@@ -557,6 +557,12 @@ class HorizonLearner:
         """The horizon the typed core was set up with (``<= 0``: not yet)."""
         return self._horizon()
 
+    @property
+    def horizon_(self):
+        """The horizon ``T`` in use (``None`` until known)."""
+        T = self._core_horizon()
+        return None if T <= 0 else T
+
     def _known_horizon(self):
         """The horizon fixed so far: the parameter ``T``, else the core's, else ``None``."""
         T = self.T if self.T is not None else self._core_horizon()
@@ -605,6 +611,26 @@ class HorizonLearner:
     def partial_fit(self, X, y=None):
         self._require_T("for partial_fit")
         return super().partial_fit(X, y)
+
+
+class ExampleBudgeted:
+    """Mixin for learners given one of ``B``, ``memory_budget`` and ``time_budget``
+    (``okl.learners.budgets.check_budget_choice``, kept as ``_budget_spec``) that turn a
+    memory or time budget into an example budget with ``_example_budget(d)`` once the
+    width ``d`` is known."""
+
+    #: the int ``B`` or the budget object (``None``: no budget, e.g. OKS)
+    _budget_spec = None
+
+    @property
+    def B_(self):
+        """The example budget in use (``None`` without a budget, or until ``d`` is known
+        for a memory or time budget)."""
+        if self._budget_spec is None:
+            return None
+        if isinstance(self._budget_spec, int):
+            return self._budget_spec
+        return None if self.n_features is None else self._example_budget(self.n_features)
 
 
 def _signature_params(cls) -> tuple:

@@ -57,11 +57,6 @@ class _Regressors(HorizonLearner):
                                                          low_open=True, high_open=True)
         self.seed = check_seed(seed)
 
-    @property
-    def horizon_(self):
-        T = self._horizon()
-        return None if T <= 0 else T
-
     def _budget_extras(self, max_size, per_example_mem, fixed_mem, per_example_time,
                        fixed_time):
         return {

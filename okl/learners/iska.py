@@ -12,7 +12,7 @@ from okl._learner import read_fields
 from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import Gaussian, check_kernels
 from okl.learners._iska import ISKACore
-from okl.learners.base import HorizonLearner, OnlineLearner
+from okl.learners.base import ExampleBudgeted, HorizonLearner, OnlineLearner
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
@@ -30,7 +30,7 @@ INIT_SIGMA = 2.0 ** 4.5
     examples=[dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(2.0)], B=20, T=600,
                    seed=3)],
     bounds="okl.experiments.bounds.selection:iska")
-class ISKA(HorizonLearner, OnlineLearner, ISKACore):
+class ISKA(HorizonLearner, ExampleBudgeted, OnlineLearner, ISKACore):
     r"""ISKA: online kernel selection with the incremental sketched kernel alignment criterion
     (Zhang & Liao, IJCAI 2018) -- the baseline "ISKA" of Li & Liao (seed 004, Sec. 5.2.2).
 
@@ -200,17 +200,6 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
             self._iska_set_horizon(T, 5.0 / math.sqrt(T) if self.eta is None else self.eta)
 
     # -- inspection ------------------------------------------------------------------
-
-    @property
-    def B_(self):
-        if isinstance(self._budget_spec, int):
-            return self._budget_spec
-        return None if self.n_features is None else self._example_budget(self.n_features)
-
-    @property
-    def horizon_(self):
-        T = self._horizon()
-        return None if T <= 0 else T
 
     @property
     def kernel_(self):

@@ -11,7 +11,8 @@ from okl._validation import LOSS_CODES, check_choice, check_int, check_real, che
 from okl.kernels import Gaussian, check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._lkmbooks import LKMBooksCore
-from okl.learners.base import HorizonLearner, KernelExpansion, OnlineLearner
+from okl.learners.base import (ExampleBudgeted, HorizonLearner, KernelExpansion,
+                               OnlineLearner)
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
@@ -36,7 +37,8 @@ def _check_kernels(kernels):
               dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(4.0)], loss="absolute",
                    B=15, T=600, lam=0.5, seed=2)],
     bounds="okl.experiments.bounds.selection:lkmbooks")
-class LKMBooks(KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
+class LKMBooks(KernelExpansion, HorizonLearner, ExampleBudgeted, OnlineLearner,
+               LKMBooksCore):
     r"""LKMBooks, Learning Kernel for Memory BOunded Online Kernel Selection: Li & Liao,
     *Online kernel selection with computational constraints*, Sec. 3.2, Theorems 2-3.
 
@@ -287,19 +289,6 @@ class LKMBooks(KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
             self._lkm_set_horizon(T, B, *self._settings_for(T, B))
 
     # -- inspection ---------------------------------------------------------------------
-
-    @property
-    def B_(self):
-        """The example budget in use (``None`` until the dimension is known when a
-        memory or time budget was given)."""
-        if isinstance(self._budget_spec, int):
-            return self._budget_spec
-        return None if self.n_features is None else self._example_budget(self.n_features)
-
-    @property
-    def horizon_(self):
-        T = self._horizon()
-        return None if T <= 0 else T
 
     @property
     def lam_(self):
