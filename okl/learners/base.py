@@ -22,6 +22,7 @@ import numpy as np
 
 from okl import _core
 from okl._learner import read_fields, write_fields
+from okl.learners.budgets import check_budget_choice
 from okl._validation import as_stream, check_label, check_labels, check_row
 from okl.trace import Trace
 
@@ -621,6 +622,18 @@ class ExampleBudgeted:
 
     #: the int ``B`` or the budget object (``None``: no budget, e.g. OKS)
     _budget_spec = None
+
+    def _init_budget(self, B, memory_budget, time_budget) -> None:
+        """Check the three budget parameters (exactly one given; ``ValueError`` naming it
+        otherwise) and keep them, with the checked ``_budget_spec``."""
+        self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
+        self.B = B
+        self.memory_budget = memory_budget
+        self.time_budget = time_budget
+
+    def _check_first(self, d: int) -> None:
+        """A first example of width ``d``: ``ValueError`` if the budget buys too little."""
+        self._example_budget(d)
 
     @property
     def B_(self):

@@ -13,7 +13,7 @@ from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._lkmbooks import LKMBooksCore
 from okl.learners.base import (ExampleBudgeted, HorizonLearner, KernelExpansion,
                                OnlineLearner)
-from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
+from okl.learners.budgets import (MemoryBudget, TimeBudget,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
 from okl.registry import register_learner
@@ -37,7 +37,7 @@ def _check_kernels(kernels):
               dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(4.0)], loss="absolute",
                    B=15, T=600, lam=0.5, seed=2)],
     bounds="okl.experiments.bounds.selection:lkmbooks")
-class LKMBooks(KernelExpansion, HorizonLearner, ExampleBudgeted, OnlineLearner,
+class LKMBooks(KernelExpansion, ExampleBudgeted, HorizonLearner, OnlineLearner,
                LKMBooksCore):
     r"""LKMBooks, Learning Kernel for Memory BOunded Online Kernel Selection: Li & Liao,
     *Online kernel selection with computational constraints*, Sec. 3.2, Theorems 2-3.
@@ -209,10 +209,7 @@ class LKMBooks(KernelExpansion, HorizonLearner, ExampleBudgeted, OnlineLearner,
                  l_m=None, z_form=None, sampling=None, variant="okl", seed=None):
         self.kernels = _check_kernels(kernels)
         self.loss = check_choice(loss, "loss", _LOSSES)
-        self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
-        self.B = B
-        self.memory_budget = memory_budget
-        self.time_budget = time_budget
+        self._init_budget(B, memory_budget, time_budget)
         self.T = None if T is None else check_int(T, "T", low=1)
         self.upsilon = check_real(upsilon, "upsilon", low=0, high=1, high_open=True)
         self.eta = None if eta is None else check_real(eta, "eta", low=0)
@@ -276,9 +273,6 @@ class LKMBooks(KernelExpansion, HorizonLearner, ExampleBudgeted, OnlineLearner,
         return C, lam, eta
 
     _horizon_depends = "z_t, eta and lambda"
-
-    def _check_first(self, d):
-        self._example_budget(d)
 
     def _ensure_allocated(self, d):
         if self.n_features is None:

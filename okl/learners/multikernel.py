@@ -12,7 +12,7 @@ from okl._validation import LOSS_CODES, check_choice, check_real, check_seed
 from okl.kernels import Gaussian, check_kernels
 from okl.learners._multikernel import OMKCCore
 from okl.learners.base import ExampleBudgeted, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
+from okl.learners.budgets import (MemoryBudget, TimeBudget,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
 from okl.registry import register_learner
@@ -126,10 +126,7 @@ class OMKC(ExampleBudgeted, OnlineLearner, OMKCCore):
                  seed=None):
         self.kernels = _check_kernels(kernels)
         self.loss = check_choice(loss, "loss", _LOSSES)
-        self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
-        self.B = B
-        self.memory_budget = memory_budget
-        self.time_budget = time_budget
+        self._init_budget(B, memory_budget, time_budget)
         self.beta = check_real(beta, "beta", low=0, high=1, low_open=True, high_open=True)
         self.lam = check_real(lam, "lam", low=0, low_open=True)
         self.allocation = (None if allocation is None

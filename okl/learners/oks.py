@@ -30,7 +30,7 @@ _INITIAL_CAPACITY = 16
     examples=[dict(kernels=[Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], T=600, delta=0.2,
                    seed=1)],
     bounds="okl.experiments.bounds.selection:oks")
-class OKS(HorizonLearner, ExampleBudgeted, OnlineLearner, OKSCore):
+class OKS(ExampleBudgeted, HorizonLearner, OnlineLearner, OKSCore):
     r"""OKS: online kernel selection by sampling one kernel a round (Yang, Mahdavi, Jin, Yi
     & Hoi, AAAI 2012), unbudgeted -- the baseline "OKS" of Li & Liao (seed 004, Sec. 5.1).
 
@@ -170,9 +170,6 @@ class OKS(HorizonLearner, ExampleBudgeted, OnlineLearner, OKSCore):
                if self.eta is None else self.eta)
         lam = 5.0 / math.sqrt(T) if self.lam is None else self.lam
         return eta, lam
-
-    def _check_first(self, d):
-        self._example_budget(d)
 
     def _ensure_allocated(self, d):
         if self.n_features is None:
