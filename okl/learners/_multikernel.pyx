@@ -18,7 +18,7 @@ from libc.stdlib cimport malloc, free, calloc
 from okl._core cimport Learner, Row, KernelParams, kernel_row
 from okl._losses cimport LOSS_HINGE, loss_value
 from okl.learners._experts cimport HedgeCore
-from okl.learners._ksets cimport kernel_params_array
+from okl.learners._ksets cimport free_sets, kernel_params_array
 from okl.learners._sign cimport sgn
 
 import numpy as np
@@ -71,25 +71,8 @@ cdef class OMKCCore(Learner):
         free(self.kps)
 
     cdef void _free_sets(self):
-        cdef int i
-        if self.X != NULL:
-            for i in range(self.K):
-                free(self.X[i])
-                free(self.sq[i])
-                free(self.l1[i])
-                free(self.alpha[i])
-                free(self.stamp[i])
-        free(self.X)
-        free(self.sq)
-        free(self.l1)
-        free(self.alpha)
-        free(self.stamp)
+        free_sets(self.K, &self.X, &self.sq, &self.l1, &self.alpha, &self.stamp)
         free(self.krow)
-        self.X = NULL
-        self.sq = NULL
-        self.l1 = NULL
-        self.alpha = NULL
-        self.stamp = NULL
         self.krow = NULL
 
     def _omkc_setup(self, kernels, int loss_kind, double beta, double lam,
