@@ -529,6 +529,29 @@ class KernelExpansion:
         return np.empty(0) if self.support_set is None else self.support_set.coefficients
 
 
+class KORSDictionaryView:
+    """Accessors of a learner whose KORS dictionary (``okl.learners.kors``: points kept
+    with weights from their sampling probabilities ``p_j``) is the core's
+    :class:`~okl.SupportSet` (ProsNKONS, PKAWV with ``method="nystrom"``)."""
+
+    @property
+    def dictionary(self) -> np.ndarray:
+        """The dictionary points ``x~_j``, ``j in I_t``, shape ``(|I_t|, d)``."""
+        return np.empty((0, 0)) if self.support_set is None else self.support_set.vectors
+
+    @property
+    def dictionary_rounds(self) -> np.ndarray:
+        """The (1-based) round at which each dictionary point was received (joined)."""
+        s = self.support_set
+        return np.empty(0, np.int64) if s is None else s.stamps
+
+    @property
+    def dictionary_weights(self) -> np.ndarray:
+        """The KORS weights of the dictionary points: ``p_j^{-1/2}`` (ProsNKONS with
+        ``variant="jgr2019"``: ``1/p_j``)."""
+        return np.empty(0) if self.support_set is None else self.support_set.coefficients
+
+
 class HorizonLearner:
     """Mixin for learners whose parameters depend on the horizon ``T`` (POMDR's ALD
     threshold and B0, the selection learners' sampling rates and step sizes).
