@@ -253,11 +253,7 @@ cdef class BOMKRVCore(_CombinedRegressors):
             sq_dist_row(self.sv.X, self.sv.capacity, self.sv.sqnorm, n, self.sv.d, x,
                         self.dist)
         for i in range(self.K):
-            if self.shared:
-                memcpy(self.krow, self.dist, n * sizeof(double))
-                exp_scaled(self.krow, n, self.neg_gamma[i])
-            else:
-                from_kernel_row(&self.kps[i], self.sv, x, self.krow)
+            _kernel_row_i(self, i, x, n)
             self.fvals[i] = ddot(&n, self.A + <Py_ssize_t> i * self.capacity, &INC1, self.krow, &INC1)
         return self.combine()
 
@@ -308,11 +304,7 @@ cdef class BOMKRVCore(_CombinedRegressors):
             sq_dist_row(self.sv.X, self.sv.capacity, self.sv.sqnorm, n, self.sv.d, &r,
                         self.dist)
             for i in range(self.K):
-                if self.shared:
-                    memcpy(self.krow, self.dist, n * sizeof(double))
-                    exp_scaled(self.krow, n, self.neg_gamma[i])
-                else:
-                    from_kernel_row(&self.kps[i], self.sv, &r, self.krow)
+                _kernel_row_i(self, i, &r, n)
                 memcpy(&o[i, t, 0], self.krow, n * sizeof(double))
         return out
 
@@ -324,3 +316,14 @@ cdef class BOMKRVCore(_CombinedRegressors):
             for i in range(self.K):
                 for j in range(A.shape[1]):
                     self.A[<Py_ssize_t> i * self.capacity + j] = A[i, j]
+
+
+cdef inline void _kernel_row_i(BOMKRVCore c, int i, const Row* x, int n) noexcept nogil:
+    """``c.krow = k_i(x, S)`` over the ``n`` shared vectors: from the squared distances
+    ``c.dist`` of ``x`` (already computed) when the Gaussian kernels share them, else by
+    ``kernel_row``."""
+    if c.shared:
+        memcpy(c.krow, c.dist, n * sizeof(double))
+        exp_scaled(c.krow, n, c.neg_gamma[i])
+    else:
+        from_kernel_row(&c.kps[i], c.sv, x, c.krow)
