@@ -32,26 +32,26 @@ cdef enum:
     SPLIT_R = 2        # Ahpatron.R: keep the first B/2 (in order) with |alpha| >= median
 
 
-cdef int _by_key_then_index(const void* a, const void* b) noexcept nogil:
-    """Ascending ``|alpha|``; ties by ascending index (the older vector first)."""
+cdef inline int _by_key_then(const void* a, const void* b, int older_first) noexcept nogil:
+    """Ascending ``|alpha|``; ties by ascending index times ``older_first`` (+1: the
+    older vector first, -1: the newer first)."""
     cdef const KeyIndex* p = <const KeyIndex*> a
     cdef const KeyIndex* q = <const KeyIndex*> b
     if p.key < q.key:
         return -1
     if p.key > q.key:
         return 1
-    return (p.index > q.index) - (p.index < q.index)
+    return older_first * ((p.index > q.index) - (p.index < q.index))
+
+
+cdef int _by_key_then_index(const void* a, const void* b) noexcept nogil:
+    """Ascending ``|alpha|``; ties by ascending index (the older vector first)."""
+    return _by_key_then(a, b, 1)
 
 
 cdef int _by_key_then_newer(const void* a, const void* b) noexcept nogil:
     """Ascending ``|alpha|``; ties by descending index (the newer vector first)."""
-    cdef const KeyIndex* p = <const KeyIndex*> a
-    cdef const KeyIndex* q = <const KeyIndex*> b
-    if p.key < q.key:
-        return -1
-    if p.key > q.key:
-        return 1
-    return (p.index < q.index) - (p.index > q.index)
+    return _by_key_then(a, b, -1)
 
 
 cdef int _by_int(const void* a, const void* b) noexcept nogil:

@@ -8,7 +8,7 @@ needs (the driver always calls ``update`` right after ``score`` on the same row)
 """
 
 from libc.math cimport exp, log1p, sqrt, fmax
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
 from scipy.linalg.cython_blas cimport ddot, dsymv, dsyr, dtpsv, dcopy
@@ -16,20 +16,13 @@ from scipy.linalg.cython_blas cimport ddot, dsymv, dsyr, dtpsv, dcopy
 import numpy as np
 
 from okl._core cimport Learner, Row, Stream, kernel_self
+from okl._memory cimport _grow
 
 from okl._learner import Field, fields
 
 cdef int INC1 = 1
 cdef double ONE = 1.0
 cdef double ZERO = 0.0
-
-
-cdef inline int _grow(void** p, size_t nbytes) noexcept nogil:
-    cdef void* q = realloc(p[0], nbytes)
-    if q == NULL:
-        return -1
-    p[0] = q
-    return 0
 
 
 def _check_buffer(arr, Py_ssize_t n, name):

@@ -53,28 +53,14 @@ cdef void chol_update(double* L, int ld, int n, double* x) noexcept nogil:
     ``x`` is destroyed.  Column ``k`` of ``L`` and ``x`` are rotated so that
     ``x_k`` becomes 0: ``[L x] G_0 ... G_{n-1} = [L' 0]``, O(n^2), backward stable.
     """
-    cdef int k, rows
-    cdef double a, b, r, c, s
-    for k in range(n):
-        a = L[k + <Py_ssize_t> k * ld]
-        b = x[k]
-        if b == 0.0:
-            continue
-        r = hypot(a, b)
-        c = a / r
-        s = b / r
-        L[k + <Py_ssize_t> k * ld] = r
-        x[k] = 0.0
-        rows = n - k - 1
-        if rows > 0:
-            # L[k+1:, k] <- c L + s x ;  x[k+1:] <- c x - s L
-            drot(&rows, L + k + 1 + <Py_ssize_t> k * ld, &INC1, x + k + 1, &INC1, &c, &s)
+    chol_update_solved(L, ld, n, x, NULL, 0.0)
 
 
 cdef void chol_update_solved(double* L, int ld, int n, double* x, double* g,
                              double gamma) noexcept nogil:
-    """``chol_update`` that also carries a solution along: if ``L g = q`` on entry,
-    then ``L' g' = q + gamma x`` on exit (``x`` the update vector, destroyed).
+    """``chol_update`` that also carries a solution along (unless ``g`` is NULL): if
+    ``L g = q`` on entry, then ``L' g' = q + gamma x`` on exit (``x`` the update vector,
+    destroyed).
 
     ``[L x] Q = [L' 0]`` with ``Q`` the product of the rotations, so ``[L x] [g; gamma]
     = q + gamma x`` gives ``L' (Q^T [g; gamma])_{0..n-1} = q + gamma x``: each rotation
@@ -95,10 +81,12 @@ cdef void chol_update_solved(double* L, int ld, int n, double* x, double* g,
         x[k] = 0.0
         rows = n - k - 1
         if rows > 0:
+            # L[k+1:, k] <- c L + s x ;  x[k+1:] <- c x - s L
             drot(&rows, L + k + 1 + <Py_ssize_t> k * ld, &INC1, x + k + 1, &INC1, &c, &s)
-        gk = g[k]
-        g[k] = c * gk + s * gamma
-        gamma = c * gamma - s * gk
+        if g != NULL:
+            gk = g[k]
+            g[k] = c * gk + s * gamma
+            gamma = c * gamma - s * gk
 
 
 cdef int chol_downdate(double* L, int ld, int n, const double* x, double* a,

@@ -39,7 +39,7 @@ from scipy.linalg.cython_blas cimport ddot, dscal
 from okl._core cimport Learner, Row, KernelParams, kernel_row, kernel_self
 from okl._losses cimport LOSS_HINGE, loss_derivative, loss_value
 from okl.learners._experts cimport OSMDCore
-from okl.learners._ksets cimport kernel_params_array
+from okl.learners._ksets cimport free_sets, kernel_params_array
 
 import numpy as np
 
@@ -163,22 +163,8 @@ cdef class BATBooksCore(Learner):
         free(self.kps)
 
     cdef void _free_buffers(self):
-        cdef int i
-        if self.Xs != NULL:
-            for i in range(self.K):
-                free(self.Xs[i])
-                free(self.sq[i])
-                free(self.l1[i])
-                free(self.al[i])
-                free(self.st[i])
-        free(self.Xs)
-        free(self.sq)
-        free(self.l1)
-        free(self.al)
-        free(self.st)
+        free_sets(self.K, &self.Xs, &self.sq, &self.l1, &self.al, &self.st)
         free(self.krow)
-        self.Xs = self.sq = self.l1 = self.al = NULL
-        self.st = NULL
         self.krow = NULL
         self.allocated = False
 

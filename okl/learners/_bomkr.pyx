@@ -25,6 +25,7 @@ from okl._core cimport (Learner, Row, KernelParams, SupportSet, Stream, sq_dist_
                         exp_scaled, kernel_row)
 from okl._losses cimport LOSS_ABSOLUTE, loss_value
 from okl.learners._ksets cimport KernelSets, kernel_params_array
+from okl.learners._sign cimport sgn
 from scipy.linalg.cython_blas cimport ddot, dscal
 
 import numpy as np
@@ -38,14 +39,6 @@ cdef inline void from_kernel_row(const KernelParams* kp, SupportSet S, const Row
                                  double* out) noexcept nogil:
     """``out = k(x, S)`` by ``okl._core.kernel_row`` (the unshared reference path)."""
     kernel_row(kp, S.X, S.capacity, S.sqnorm, S.l1norm, S.n, S.d, x, out)
-
-
-cdef inline double _sgn(double v) noexcept nogil:
-    if v > 0.0:
-        return 1.0
-    if v < 0.0:
-        return -1.0
-    return 0.0
 
 
 cdef class _CombinedRegressors(Learner):
@@ -171,7 +164,7 @@ cdef class BOMKRCore(_CombinedRegressors):
             fi = self.fvals[i]
             err = fabs(fi - y)
             if err > self.eps[i]:
-                a = -self.eta_ * _sgn(fi - y)
+                a = -self.eta_ * sgn(fi - y)
                 self.sets.scale(i, c)
                 if self.sets.n[i] < self.per_kernel:
                     self.sets.add(i, x, a, self.t)
@@ -260,11 +253,7 @@ cdef class BOMKRVCore(_CombinedRegressors):
             sq_dist_row(self.sv.X, self.sv.capacity, self.sv.sqnorm, n, self.sv.d, x,
                         self.dist)
         for i in range(self.K):
-            if self.shared:
-                memcpy(self.krow, self.dist, n * sizeof(double))
-                exp_scaled(self.krow, n, self.neg_gamma[i])
-            else:
-                from_kernel_row(&self.kps[i], self.sv, x, self.krow)
+            _kernel_row_i(self, i, x, n)
             self.fvals[i] = ddot(&n, self.A + <Py_ssize_t> i * self.capacity, &INC1, self.krow, &INC1)
         return self.combine()
 
@@ -286,7 +275,7 @@ cdef class BOMKRVCore(_CombinedRegressors):
             self.flag = j + 1 if j + 1 < self.capacity else 0
             self.n_replaced += 1
         for i in range(self.K):
-            self.A[<Py_ssize_t> i * self.capacity + j] = -self.eta_ * _sgn(self.fvals[i] - y)
+            self.A[<Py_ssize_t> i * self.capacity + j] = -self.eta_ * sgn(self.fvals[i] - y)
 
     @property
     def coefficients_(self):
@@ -315,11 +304,7 @@ cdef class BOMKRVCore(_CombinedRegressors):
             sq_dist_row(self.sv.X, self.sv.capacity, self.sv.sqnorm, n, self.sv.d, &r,
                         self.dist)
             for i in range(self.K):
-                if self.shared:
-                    memcpy(self.krow, self.dist, n * sizeof(double))
-                    exp_scaled(self.krow, n, self.neg_gamma[i])
-                else:
-                    from_kernel_row(&self.kps[i], self.sv, &r, self.krow)
+                _kernel_row_i(self, i, &r, n)
                 memcpy(&o[i, t, 0], self.krow, n * sizeof(double))
         return out
 
@@ -331,3 +316,14 @@ cdef class BOMKRVCore(_CombinedRegressors):
             for i in range(self.K):
                 for j in range(A.shape[1]):
                     self.A[<Py_ssize_t> i * self.capacity + j] = A[i, j]
+
+
+cdef inline void _kernel_row_i(BOMKRVCore c, int i, const Row* x, int n) noexcept nogil:
+    """``c.krow = k_i(x, S)`` over the ``n`` shared vectors: from the squared distances
+    ``c.dist`` of ``x`` (already computed) when the Gaussian kernels share them, else by
+    ``kernel_row``."""
+    if c.shared:
+        memcpy(c.krow, c.dist, n * sizeof(double))
+        exp_scaled(c.krow, n, c.neg_gamma[i])
+    else:
+        from_kernel_row(&c.kps[i], c.sv, x, c.krow)

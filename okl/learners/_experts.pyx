@@ -33,6 +33,8 @@ from libc.math cimport exp, log, fabs, INFINITY, isfinite
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
+from okl.learners._arrays cimport c_vector
+
 import numpy as np
 
 # rounds between two checks for Ctrl-C during a run (as in okl._core._drive)
@@ -188,20 +190,12 @@ cdef class ExpertsCore:
     @property
     def probabilities(self):
         """A copy of ``p_t``."""
-        out = np.empty(self.K)
-        cdef int k
-        for k in range(self.K):
-            out[k] = self.p[k]
-        return out
+        return c_vector(self.p, self.K)
 
     @property
     def log_probabilities(self):
         """A copy of ``log p_t``."""
-        out = np.empty(self.K)
-        cdef int k
-        for k in range(self.K):
-            out[k] = self.logp[k]
-        return out
+        return c_vector(self.logp, self.K)
 
     @property
     def initial_distribution(self):
@@ -230,8 +224,8 @@ cdef class ExpertsCore:
 
     def _core_state(self):
         return {"K": self.K, "t": self.t, "eta": self.eta,
-                "logp": self.log_probabilities, "p": np.array([self.p[k] for k in range(self.K)]),
-                "logp0": np.array([self.logp0[k] for k in range(self.K)]),
+                "logp": self.log_probabilities, "p": self.probabilities,
+                "logp0": c_vector(self.logp0, self.K),
                 "rng": self._rng}
 
     def _core_restore(self, dict state):
@@ -368,7 +362,7 @@ cdef class MSMWCore(FullInfoCore):
 
     @property
     def scales(self):
-        return np.array([self.scale[k] for k in range(self.K)])
+        return c_vector(self.scale, self.K)
 
     @property
     def last_multiplier(self):
@@ -566,7 +560,7 @@ cdef class OSMDCore(ExpertsCore):
     @property
     def last_estimate(self):
         """A copy of the last loss-estimate vector ``c~_t`` fed to (11)."""
-        return np.array([self.est[k] for k in range(self.K)])
+        return c_vector(self.est, self.K)
 
     def _core_state(self):
         state = ExpertsCore._core_state(self)

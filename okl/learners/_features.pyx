@@ -17,6 +17,7 @@ cimport numpy as cnp
 
 from okl._core cimport Learner, Row, Stream
 from okl._losses cimport loss_derivative, loss_value
+from okl.learners._arrays cimport c_vector
 from okl._learner import Field, fields
 
 cnp.import_array()
@@ -56,10 +57,6 @@ def _sincos_is_vectorized():
 cdef double ONE = 1.0
 cdef double ZERO = 0.0
 cdef int INC1 = 1
-
-
-cdef object _vector(const double* p, int n):
-    return np.array(<double[:n]> p, copy=True) if n > 0 else np.empty(0)
 
 
 # ----------------------------------------------------------------------------
@@ -192,7 +189,7 @@ cdef class FOGDCore(Learner):
         return out
 
     def _fogd_weights(self):
-        return np.zeros(self.n_feat) if self.w == NULL else _vector(self.w, self.n_feat)
+        return np.zeros(self.n_feat) if self.w == NULL else c_vector(self.w, self.n_feat)
 
     def _drawn_weights(self):
         return None if self.w == NULL else self._fogd_weights()
@@ -519,8 +516,8 @@ cdef class NOGDCore(Learner):
         for j in range(self.r):
             for i in range(self.B):
                 m[j, i] = self.M[j + i * self.k]
-        ev = _vector(self.evals, self.r)
-        w = ev * (M @ _vector(self.beta, self.B)) if self.lazy else _vector(self.w, self.r)
+        ev = c_vector(self.evals, self.r)
+        w = ev * (M @ c_vector(self.beta, self.B)) if self.lazy else c_vector(self.w, self.r)
         return M, w, ev
 
     def _nogd_beta(self):
@@ -528,7 +525,7 @@ cdef class NOGDCore(Learner):
         if not self.switched:
             return None
         if self.lazy:
-            return _vector(self.beta, self.B)
+            return c_vector(self.beta, self.B)
         M, w, _ = self._nogd_map()
         return M.T @ w
 
@@ -548,8 +545,8 @@ cdef class NOGDCore(Learner):
         if not self.switched:
             return {"map": None, "n_updates": self.n_updates, "switch_round": self.switch_round}
         M = self._nogd_map()[0]
-        return {"map": (M, _vector(self.w, self.r), _vector(self.evals, self.r)),
-                "beta": _vector(self.beta, self.B), "lazy": bool(self.lazy),
+        return {"map": (M, c_vector(self.w, self.r), c_vector(self.evals, self.r)),
+                "beta": c_vector(self.beta, self.B), "lazy": bool(self.lazy),
                 "window": (self.win_rounds, self.win_updates),
                 "n_updates": self.n_updates, "switch_round": self.switch_round}
 

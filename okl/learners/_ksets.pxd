@@ -19,6 +19,12 @@ from okl._core cimport KernelParams, Row
 # the KernelParams of each kernel spec in a malloc'ed array (the caller frees it)
 cdef KernelParams* kernel_params_array(kernels) except NULL
 
+# free K sets' buffers -- the five arrays of K pointers and the buffers they point to
+# (X[i], sq[i], l1[i], alpha[i], stamp[i]) -- and set the five pointers to NULL; the
+# buffers are not read when *X is NULL (nothing allocated yet)
+cdef void free_sets(int K, double*** X, double*** sq, double*** l1, double*** alpha,
+                    long long*** stamp) noexcept nogil
+
 cdef class KernelSets:
     cdef int K
     cdef int d

@@ -52,6 +52,27 @@ cdef KernelParams* kernel_params_array(kernels) except NULL:
     return kps
 
 
+cdef void free_sets(int K, double*** X, double*** sq, double*** l1, double*** alpha,
+                    long long*** stamp) noexcept nogil:
+    """Free the ``K`` sets' buffers and the five pointer arrays; set the five to NULL
+    (the layout of ``KernelSets``, shared by the cores that keep their own sets)."""
+    cdef int i
+    if X[0] != NULL:
+        for i in range(K):
+            free(X[0][i])
+            free(sq[0][i])
+            free(l1[0][i])
+            free(alpha[0][i])
+            free(stamp[0][i])
+    free(X[0])
+    free(sq[0])
+    free(l1[0])
+    free(alpha[0])
+    free(stamp[0])
+    X[0] = sq[0] = l1[0] = alpha[0] = NULL
+    stamp[0] = NULL
+
+
 cdef class KernelSets:
     """``K`` support sets, set ``i`` evaluated with kernel ``kernels[i]``.
 
@@ -100,19 +121,7 @@ cdef class KernelSets:
                 raise MemoryError()
 
     def __dealloc__(self):
-        cdef int i
-        if self.X != NULL:
-            for i in range(self.K):
-                free(self.X[i])
-                free(self.sq[i])
-                free(self.l1[i])
-                free(self.alpha[i])
-                free(self.stamp[i])
-        free(self.X)
-        free(self.sq)
-        free(self.l1)
-        free(self.alpha)
-        free(self.stamp)
+        free_sets(self.K, &self.X, &self.sq, &self.l1, &self.alpha, &self.stamp)
         free(self.n)
         free(self.cap)
         free(self.kps)

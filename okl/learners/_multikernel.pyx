@@ -18,19 +18,12 @@ from libc.stdlib cimport malloc, free, calloc
 from okl._core cimport Learner, Row, KernelParams, kernel_row
 from okl._losses cimport LOSS_HINGE, loss_value
 from okl.learners._experts cimport HedgeCore
-from okl.learners._ksets cimport kernel_params_array
+from okl.learners._ksets cimport free_sets, kernel_params_array
+from okl.learners._sign cimport sgn
 
 import numpy as np
 
 from okl._learner import Field, fields, read_fields, write_fields
-
-
-cdef inline double _sgn(double v) noexcept nogil:
-    if v > 0.0:
-        return 1.0
-    if v < 0.0:
-        return -1.0
-    return 0.0
 
 
 cdef class OMKCCore(Learner):
@@ -78,25 +71,8 @@ cdef class OMKCCore(Learner):
         free(self.kps)
 
     cdef void _free_sets(self):
-        cdef int i
-        if self.X != NULL:
-            for i in range(self.K):
-                free(self.X[i])
-                free(self.sq[i])
-                free(self.l1[i])
-                free(self.alpha[i])
-                free(self.stamp[i])
-        free(self.X)
-        free(self.sq)
-        free(self.l1)
-        free(self.alpha)
-        free(self.stamp)
+        free_sets(self.K, &self.X, &self.sq, &self.l1, &self.alpha, &self.stamp)
         free(self.krow)
-        self.X = NULL
-        self.sq = NULL
-        self.l1 = NULL
-        self.alpha = NULL
-        self.stamp = NULL
         self.krow = NULL
 
     def _omkc_setup(self, kernels, int loss_kind, double beta, double lam,
@@ -169,7 +145,7 @@ cdef class OMKCCore(Learner):
                     comb += ((self.Lw[i] / <double> total) if total > 0.0 else p[i]) * \
                         (-1.0 if f < 0.0 else 1.0)
                 else:
-                    comb += p[i] * _sgn(f)
+                    comb += p[i] * sgn(f)
             else:
                 comb += p[i] * f
         return comb
@@ -232,7 +208,7 @@ cdef class OMKCCore(Learner):
             else:
                 if fi == y:
                     continue
-                a = -self.lam * _sgn(fi - y)            # OGD on |f_i(x) - y|
+                a = -self.lam * sgn(fi - y)            # OGD on |f_i(x) - y|
             any_update = True
             if self._room(i):
                 self._store(i, x, a)

@@ -5,6 +5,7 @@ from libc.math cimport ceil, fabs, pow, sqrt, fmax
 from libc.stdlib cimport malloc, realloc, free
 
 from okl._core cimport Learner, Row, kernel_self
+from okl.learners._sign cimport sgn
 from okl._learner import fields
 
 import numpy as np
@@ -27,10 +28,6 @@ cdef enum:
 
 # below this the rescaling factor is folded into the stored coefficients (Sec. II-D)
 cdef double SCALE_FLOOR = 1e-100
-
-
-cdef inline double sgn(double v) noexcept nogil:
-    return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
 
 
 cdef class NORMACore(Learner):

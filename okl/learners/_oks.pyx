@@ -21,6 +21,7 @@ from numpy.random cimport bitgen_t
 from okl._core cimport Learner, Row
 from okl._losses cimport loss_value
 from okl.learners._ksets cimport KernelSets
+from okl.learners._sign cimport sgn
 
 import numpy as np
 
@@ -33,14 +34,6 @@ cdef enum:
 cdef enum:
     RULE_MISTAKE = 0        # update on sign(f) != y (BOKS-c.R)
     RULE_HINGE = 1          # update on y f < 1 (OKS.R of KARegret-OKS; the hinge loss)
-
-
-cdef inline double _sgn(double v) noexcept nogil:
-    if v > 0.0:
-        return 1.0
-    if v < 0.0:
-        return -1.0
-    return 0.0
 
 
 cdef class OKSCore(Learner):
@@ -172,7 +165,7 @@ cdef class OKSCore(Learner):
             # absolute loss; the coefficient -lambda sign(f - y) is stored even when 0
             err = fabs(f - y)
             step = True
-            a = -self.step * _sgn(f - y)
+            a = -self.step * sgn(f - y)
         if step:
             if self.importance_weighted:
                 a /= qI

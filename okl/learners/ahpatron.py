@@ -20,11 +20,27 @@ _SETTINGS = {"corollary1": 0, "corollary2": 1}
 # Ahpatron's split rules (the codes of _ahpatron.pyx's SPLIT_* enum)
 SPLIT_RULES = {"oldest": 0, "newest": 1, "r": 2}
 
+
+class _ScaledExpansion(KernelExpansion):
+    """The accessors AVP and Ahpatron share: their cores (AVPCore and its subclass) keep
+    the coefficients up to one common factor ``coefficient_scale`` and ``||f_t||_H^2``."""
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """True coefficients of ``f_t = sum_i c_i k(x_i, .)`` on ``support_vectors``."""
+        return super().coefficients * self.coefficient_scale
+
+    @property
+    def norm_sq_(self) -> float:
+        """``||f_t||_H^2`` of the current hypothesis."""
+        return self.norm_sq
+
+
 @register_learner(
     paper="ahpatron", task="classification",
     examples=[dict(kernel=Gaussian(1.0), U=3.0, setting="corollary2")],
     bounds="okl.experiments.bounds.ahpatron:avp")
-class AVP(KernelExpansion, OnlineLearner, AVPCore):
+class AVP(_ScaledExpansion, OnlineLearner, AVPCore):
     r"""AVP, the Aggressive Variant of Perceptron: Algorithm 1 of Liao et al. (AAAI 2024).
 
     With ``f_1 = 0``, on round ``t`` predict ``sign(f_t(x_t))`` and, when
@@ -122,16 +138,6 @@ class AVP(KernelExpansion, OnlineLearner, AVPCore):
         self._avp_setup(self.U, 1.0 if self.lam is None else self.lam, self.eps,
                         1 if self.setting == "corollary2" else 0)
 
-    @property
-    def coefficients(self) -> np.ndarray:
-        """True coefficients of ``f_t = sum_i c_i k(x_i, .)`` on ``support_vectors``."""
-        return super().coefficients * self.coefficient_scale
-
-    @property
-    def norm_sq_(self) -> float:
-        """``||f_t||_H^2`` of the current hypothesis."""
-        return self.norm_sq
-
     _extras_fields = fields(("M_prime", "m_prime"), "n_margin", "n_updates", "norm_sq",
                             "lam_t")
 
@@ -140,7 +146,7 @@ class AVP(KernelExpansion, OnlineLearner, AVPCore):
     paper="ahpatron", task="classification",
     examples=[dict(kernel=Gaussian(1.0), B=10)],
     bounds="okl.experiments.bounds.ahpatron:ahpatron")
-class Ahpatron(KernelExpansion, OnlineLearner, AhpatronCore):
+class Ahpatron(_ScaledExpansion, OnlineLearner, AhpatronCore):
     r"""Ahpatron: Algorithm 2 of Liao et al. (AAAI 2024), AVP on a budget ``B``.
 
     With ``f_1 = 0``, on round ``t``, when ``y_t f_t(x_t) < 1 - eps``:
@@ -276,16 +282,6 @@ class Ahpatron(KernelExpansion, OnlineLearner, AhpatronCore):
     def lam_(self) -> float:
         """The step in use (``U / sqrt(4 B)`` when ``lam`` is None)."""
         return self.U_ / math.sqrt(4.0 * self.B) if self.lam is None else self.lam
-
-    @property
-    def coefficients(self) -> np.ndarray:
-        """True coefficients of ``f_t = sum_i c_i k(x_i, .)`` on ``support_vectors``."""
-        return super().coefficients * self.coefficient_scale
-
-    @property
-    def norm_sq_(self) -> float:
-        """``||f_t||_H^2`` of the current hypothesis."""
-        return self.norm_sq
 
     def _allocation(self):
         return self.B, False  # halve before adding: |S| <= B always

@@ -17,6 +17,7 @@ from okl._validation import check_choice, check_real, check_seed
 from okl.kernels import check_kernel
 from okl.learners._awv_nystrom import DEPENDENCE_TOL, NystromAWVCore
 from okl.learners.awv import PKAWV
+from okl.learners.base import KORSDictionaryView
 
 __all__ = ["DEPENDENCE_TOL"]
 
@@ -28,7 +29,7 @@ _TASKS = {"regression": False, "classification": True}
 # ``DEPENDENCE_TOL * (1 + d_t)`` (see the Notes of ``_PKAWVNystrom``)
 
 
-class _PKAWVNystrom(PKAWV, NystromAWVCore):
+class _PKAWVNystrom(KORSDictionaryView, PKAWV, NystromAWVCore):
     r"""PKAWV (4) on ``H~_t = Span{phi(x): x in I_t}`` (7), with the KORS dictionary
     ``I_1 ⊂ I_2 ⊂ ...`` (Section 3.2, Proposition 5, Theorem 6) and the Cholesky
     implementation of Appendix H, Algorithm 2.  Any okl kernel.
@@ -178,22 +179,6 @@ class _PKAWVNystrom(PKAWV, NystromAWVCore):
         self._nystrom_restore(state)
 
     # -- inspection -----------------------------------------------------------------
-
-    @property
-    def dictionary(self) -> np.ndarray:
-        """The dictionary points ``x~_j``, ``j in I_t``, shape ``(|I_t|, d)``."""
-        return np.empty((0, 0)) if self.support_set is None else self.support_set.vectors
-
-    @property
-    def dictionary_rounds(self) -> np.ndarray:
-        """The (1-based) round at which each dictionary point was received."""
-        s = self.support_set
-        return np.empty(0, np.int64) if s is None else s.stamps
-
-    @property
-    def dictionary_weights(self) -> np.ndarray:
-        """KORS weights ``1/sqrt(p_j)`` of the dictionary points."""
-        return np.empty(0) if self.support_set is None else self.support_set.coefficients
 
     def ridge_coefficients(self) -> np.ndarray:
         """``alpha = A_t^{-1} K_t^T Y_t``: the minimizer over ``H~_t`` of

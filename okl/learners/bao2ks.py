@@ -191,12 +191,6 @@ class BAO2KS(KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
     # -- inspection ----------------------------------------------------------------------
 
     @property
-    def horizon_(self):
-        """The horizon ``T`` in use (None until known)."""
-        T = self._horizon()
-        return None if T <= 0 else T
-
-    @property
     def lam_(self):
         """``lambda`` in use (None until ``T`` is known when ``lam`` is None)."""
         T = self.horizon_

@@ -22,6 +22,7 @@ import numpy as np
 
 from okl import _core
 from okl._learner import read_fields, write_fields
+from okl.learners.budgets import check_budget_choice
 from okl._validation import as_stream, check_label, check_labels, check_row
 from okl.trace import Trace
 
@@ -528,6 +529,29 @@ class KernelExpansion:
         return np.empty(0) if self.support_set is None else self.support_set.coefficients
 
 
+class KORSDictionaryView:
+    """Accessors of a learner whose KORS dictionary (``okl.learners.kors``: points kept
+    with weights from their sampling probabilities ``p_j``) is the core's
+    :class:`~okl.SupportSet` (ProsNKONS, PKAWV with ``method="nystrom"``)."""
+
+    @property
+    def dictionary(self) -> np.ndarray:
+        """The dictionary points ``x~_j``, ``j in I_t``, shape ``(|I_t|, d)``."""
+        return np.empty((0, 0)) if self.support_set is None else self.support_set.vectors
+
+    @property
+    def dictionary_rounds(self) -> np.ndarray:
+        """The (1-based) round at which each dictionary point was received (joined)."""
+        s = self.support_set
+        return np.empty(0, np.int64) if s is None else s.stamps
+
+    @property
+    def dictionary_weights(self) -> np.ndarray:
+        """The KORS weights of the dictionary points: ``p_j^{-1/2}`` (ProsNKONS with
+        ``variant="jgr2019"``: ``1/p_j``)."""
+        return np.empty(0) if self.support_set is None else self.support_set.coefficients
+
+
 class HorizonLearner:
     """Mixin for learners whose parameters depend on the horizon ``T`` (POMDR's ALD
     threshold and B0, the selection learners' sampling rates and step sizes).
@@ -556,6 +580,12 @@ class HorizonLearner:
     def _core_horizon(self) -> int:
         """The horizon the typed core was set up with (``<= 0``: not yet)."""
         return self._horizon()
+
+    @property
+    def horizon_(self):
+        """The horizon ``T`` in use (``None`` until known)."""
+        T = self._core_horizon()
+        return None if T <= 0 else T
 
     def _known_horizon(self):
         """The horizon fixed so far: the parameter ``T``, else the core's, else ``None``."""
@@ -605,6 +635,38 @@ class HorizonLearner:
     def partial_fit(self, X, y=None):
         self._require_T("for partial_fit")
         return super().partial_fit(X, y)
+
+
+class ExampleBudgeted:
+    """Mixin for learners given one of ``B``, ``memory_budget`` and ``time_budget``
+    (``okl.learners.budgets.check_budget_choice``, kept as ``_budget_spec``) that turn a
+    memory or time budget into an example budget with ``_example_budget(d)`` once the
+    width ``d`` is known."""
+
+    #: the int ``B`` or the budget object (``None``: no budget, e.g. OKS)
+    _budget_spec = None
+
+    def _init_budget(self, B, memory_budget, time_budget) -> None:
+        """Check the three budget parameters (exactly one given; ``ValueError`` naming it
+        otherwise) and keep them, with the checked ``_budget_spec``."""
+        self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
+        self.B = B
+        self.memory_budget = memory_budget
+        self.time_budget = time_budget
+
+    def _check_first(self, d: int) -> None:
+        """A first example of width ``d``: ``ValueError`` if the budget buys too little."""
+        self._example_budget(d)
+
+    @property
+    def B_(self):
+        """The example budget in use (``None`` without a budget, or until ``d`` is known
+        for a memory or time budget)."""
+        if self._budget_spec is None:
+            return None
+        if isinstance(self._budget_spec, int):
+            return self._budget_spec
+        return None if self.n_features is None else self._example_budget(self.n_features)
 
 
 def _signature_params(cls) -> tuple:

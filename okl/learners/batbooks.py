@@ -476,11 +476,6 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
     def U_(self):
         return None if self._B is None else self._radius(self._B)
 
-    @property
-    def horizon_(self):
-        T = self._bat_horizon()
-        return None if T <= 0 else T
-
     def _settings(self):
         T = self.horizon_
         return None if T is None or self._B is None else self._settings_for(T, self._B)

@@ -12,8 +12,8 @@ from okl._learner import read_fields
 from okl._validation import check_int, check_real, check_seed
 from okl.kernels import Gaussian, Laplacian, check_kernels
 from okl.learners._bomkr import BOMKRCore, BOMKRVCore
-from okl.learners.base import HorizonLearner, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
+from okl.learners.base import ExampleBudgeted, HorizonLearner, OnlineLearner
+from okl.learners.budgets import (MemoryBudget, TimeBudget,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
 from okl.registry import register_learner
@@ -21,7 +21,7 @@ from okl.registry import register_learner
 __all__ = ["BOMKR", "BOMKRV"]
 
 
-class _Regressors(HorizonLearner):
+class _Regressors(ExampleBudgeted, HorizonLearner):
     """What BOMKR and BOMKR-V share: the horizon, the step sizes and the weights."""
 
     _horizon_depends = "eta and beta"
@@ -43,10 +43,7 @@ class _Regressors(HorizonLearner):
     def _common_params(self, kernels, B, memory_budget, time_budget, T, eta, lam, beta, seed,
                        gaussian=False, why=""):
         self.kernels = check_kernels(kernels, gaussian=gaussian, why=why)
-        self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
-        self.B = B
-        self.memory_budget = memory_budget
-        self.time_budget = time_budget
+        self._init_budget(B, memory_budget, time_budget)
         self.T = None if T is None else check_int(T, "T", low=1)
         self.eta = None if eta is None else check_real(eta, "eta", low=0, low_open=True)
         self.lam = check_real(lam, "lam", low=0)
@@ -56,11 +53,6 @@ class _Regressors(HorizonLearner):
         self.beta = None if beta is None else check_real(beta, "beta", low=0, high=1,
                                                          low_open=True, high_open=True)
         self.seed = check_seed(seed)
-
-    @property
-    def horizon_(self):
-        T = self._horizon()
-        return None if T <= 0 else T
 
     def _budget_extras(self, max_size, per_example_mem, fixed_mem, per_example_time,
                        fixed_time):

@@ -12,8 +12,8 @@ from okl._learner import read_fields
 from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import Gaussian, check_kernels
 from okl.learners._iska import ISKACore
-from okl.learners.base import HorizonLearner, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
+from okl.learners.base import ExampleBudgeted, HorizonLearner, OnlineLearner
+from okl.learners.budgets import (MemoryBudget, TimeBudget,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
 from okl.registry import register_learner
@@ -30,7 +30,7 @@ INIT_SIGMA = 2.0 ** 4.5
     examples=[dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(2.0)], B=20, T=600,
                    seed=3)],
     bounds="okl.experiments.bounds.selection:iska")
-class ISKA(HorizonLearner, OnlineLearner, ISKACore):
+class ISKA(ExampleBudgeted, HorizonLearner, OnlineLearner, ISKACore):
     r"""ISKA: online kernel selection with the incremental sketched kernel alignment criterion
     (Zhang & Liao, IJCAI 2018) -- the baseline "ISKA" of Li & Liao (seed 004, Sec. 5.2.2).
 
@@ -153,12 +153,9 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
         self.kernels = check_kernels(kernels, gaussian=True,
                                      why=" (ISKA's block sums share one row of squared "
                                          "distances across the kernels)")
-        self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
+        self._init_budget(B, memory_budget, time_budget)
         if isinstance(self._budget_spec, int) and self._budget_spec < 2:
             raise ValueError(f"B must be >= 2 (B // 2 examples per class), got {B!r}")
-        self.B = B
-        self.memory_budget = memory_budget
-        self.time_budget = time_budget
         self.T = None if T is None else check_int(T, "T", low=1)
         self.eta = None if eta is None else check_real(eta, "eta", low=0, low_open=True)
         self.lam = check_real(lam, "lam", low=0, low_open=True)
@@ -188,9 +185,6 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
                              f"class)")
         return B
 
-    def _check_first(self, d):
-        self._example_budget(d)
-
     def _ensure_allocated(self, d):
         if self.n_features is None:
             B = self._example_budget(d)
@@ -200,17 +194,6 @@ class ISKA(HorizonLearner, OnlineLearner, ISKACore):
             self._iska_set_horizon(T, 5.0 / math.sqrt(T) if self.eta is None else self.eta)
 
     # -- inspection ------------------------------------------------------------------
-
-    @property
-    def B_(self):
-        if isinstance(self._budget_spec, int):
-            return self._budget_spec
-        return None if self.n_features is None else self._example_budget(self.n_features)
-
-    @property
-    def horizon_(self):
-        T = self._horizon()
-        return None if T <= 0 else T
 
     @property
     def kernel_(self):

@@ -29,7 +29,7 @@ from okl._learner import Field, fields
 from okl._validation import check_choice, check_real, check_seed
 from okl.kernels import Gaussian, Laplacian, check_kernel
 from okl.learners._kons import DEPENDENCE_TOL, ProsNKONSCore, SketchedKONSCore
-from okl.learners.base import OnlineLearner
+from okl.learners.base import KORSDictionaryView, OnlineLearner
 from okl.registry import register_learner
 
 __all__ = ["SketchedKONS", "ProsNKONS", "DEPENDENCE_TOL", "square_loss_eta"]
@@ -201,7 +201,7 @@ class SketchedKONS(OnlineLearner, SketchedKONSCore):
               dict(kernel=Gaussian(3.0), mu=3.0, variant="jgr2019", task="classification",
                    seed=8)],
     bounds="okl.experiments.bounds.awv:kons")
-class ProsNKONS(OnlineLearner, ProsNKONSCore):
+class ProsNKONS(KORSDictionaryView, OnlineLearner, ProsNKONSCore):
     r"""Pros-N-KONS (Calandriello, Lazaric & Valko, NeurIPS 2017): KONS on the Nyström
     embedding of a KORS dictionary, restarted whenever KORS adds a point.
 
@@ -306,22 +306,6 @@ class ProsNKONS(OnlineLearner, ProsNKONSCore):
         Field("dictionary_size", get="_support_size"), ("restarts", "n_added"),
         ("rejected", "n_rejected"), ("projections", "n_proj"), "sum_p",
         ("sum_leverage", "sum_lev"), "log_det")
-
-    @property
-    def dictionary(self) -> np.ndarray:
-        """The dictionary points, shape ``(|I_t|, d)``."""
-        return np.empty((0, 0)) if self.support_set is None else self.support_set.vectors
-
-    @property
-    def dictionary_rounds(self) -> np.ndarray:
-        """The (1-based) round at which each dictionary point joined: the restarts."""
-        s = self.support_set
-        return np.empty(0, np.int64) if s is None else s.stamps
-
-    @property
-    def dictionary_weights(self) -> np.ndarray:
-        """KORS weights ``p_j^{-1/2}`` (``1/p_j`` with ``variant="jgr2019"``)."""
-        return np.empty(0) if self.support_set is None else self.support_set.coefficients
 
     def embed(self, X) -> np.ndarray:
         """``phi~(x) = L^{-1} k_I(x)`` for the rows of ``X`` on the current dictionary,

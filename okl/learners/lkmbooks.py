@@ -11,8 +11,9 @@ from okl._validation import LOSS_CODES, check_choice, check_int, check_real, che
 from okl.kernels import Gaussian, check_kernels
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._lkmbooks import LKMBooksCore
-from okl.learners.base import HorizonLearner, KernelExpansion, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
+from okl.learners.base import (ExampleBudgeted, HorizonLearner, KernelExpansion,
+                               OnlineLearner)
+from okl.learners.budgets import (MemoryBudget, TimeBudget,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
 from okl.registry import register_learner
@@ -36,7 +37,8 @@ def _check_kernels(kernels):
               dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(4.0)], loss="absolute",
                    B=15, T=600, lam=0.5, seed=2)],
     bounds="okl.experiments.bounds.selection:lkmbooks")
-class LKMBooks(KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
+class LKMBooks(KernelExpansion, ExampleBudgeted, HorizonLearner, OnlineLearner,
+               LKMBooksCore):
     r"""LKMBooks, Learning Kernel for Memory BOunded Online Kernel Selection: Li & Liao,
     *Online kernel selection with computational constraints*, Sec. 3.2, Theorems 2-3.
 
@@ -207,10 +209,7 @@ class LKMBooks(KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
                  l_m=None, z_form=None, sampling=None, variant="okl", seed=None):
         self.kernels = _check_kernels(kernels)
         self.loss = check_choice(loss, "loss", _LOSSES)
-        self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
-        self.B = B
-        self.memory_budget = memory_budget
-        self.time_budget = time_budget
+        self._init_budget(B, memory_budget, time_budget)
         self.T = None if T is None else check_int(T, "T", low=1)
         self.upsilon = check_real(upsilon, "upsilon", low=0, high=1, high_open=True)
         self.eta = None if eta is None else check_real(eta, "eta", low=0)
@@ -275,9 +274,6 @@ class LKMBooks(KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
 
     _horizon_depends = "z_t, eta and lambda"
 
-    def _check_first(self, d):
-        self._example_budget(d)
-
     def _ensure_allocated(self, d):
         if self.n_features is None:
             B = self._example_budget(d)
@@ -287,19 +283,6 @@ class LKMBooks(KernelExpansion, HorizonLearner, OnlineLearner, LKMBooksCore):
             self._lkm_set_horizon(T, B, *self._settings_for(T, B))
 
     # -- inspection ---------------------------------------------------------------------
-
-    @property
-    def B_(self):
-        """The example budget in use (``None`` until the dimension is known when a
-        memory or time budget was given)."""
-        if isinstance(self._budget_spec, int):
-            return self._budget_spec
-        return None if self.n_features is None else self._example_budget(self.n_features)
-
-    @property
-    def horizon_(self):
-        T = self._horizon()
-        return None if T <= 0 else T
 
     @property
     def lam_(self):

@@ -11,8 +11,8 @@ from okl._learner import read_fields
 from okl._validation import LOSS_CODES, check_choice, check_real, check_seed
 from okl.kernels import Gaussian, check_kernels
 from okl.learners._multikernel import OMKCCore
-from okl.learners.base import OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
+from okl.learners.base import ExampleBudgeted, OnlineLearner
+from okl.learners.budgets import (MemoryBudget, TimeBudget,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
 from okl.registry import register_learner
@@ -33,7 +33,7 @@ def _check_kernels(kernels):
     examples=[dict(kernels=[Gaussian(1.0), Gaussian(2.0)], B=50),
               dict(kernels=[Gaussian(1.0), Gaussian(2.0)], loss="absolute", B=50)],
     bounds="okl.experiments.bounds.selection:omkc")
-class OMKC(OnlineLearner, OMKCCore):
+class OMKC(ExampleBudgeted, OnlineLearner, OMKCCore):
     r"""Budgeted OMKC_{D,D}: ``K`` kernel Perceptrons with separate support sets, combined
     by Hedge weights (Hoi, Jin, Zhao & Yang 2013, Algorithm 1 with deterministic updating
     and deterministic combination).
@@ -126,10 +126,7 @@ class OMKC(OnlineLearner, OMKCCore):
                  seed=None):
         self.kernels = _check_kernels(kernels)
         self.loss = check_choice(loss, "loss", _LOSSES)
-        self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
-        self.B = B
-        self.memory_budget = memory_budget
-        self.time_budget = time_budget
+        self._init_budget(B, memory_budget, time_budget)
         self.beta = check_real(beta, "beta", low=0, high=1, low_open=True, high_open=True)
         self.lam = check_real(lam, "lam", low=0, low_open=True)
         self.allocation = (None if allocation is None
@@ -176,14 +173,6 @@ class OMKC(OnlineLearner, OMKCCore):
             B = self._example_budget(d)
             self._core_allocate(d, 1, False)
             self._omkc_allocate(B, self._per_kernel(B))
-
-    @property
-    def B_(self):
-        """The example budget in use (``None`` until ``d`` is known for a memory or time
-        budget)."""
-        if isinstance(self._budget_spec, int):
-            return self._budget_spec
-        return None if self.n_features is None else self._example_budget(self.n_features)
 
     @property
     def p_(self) -> np.ndarray:

@@ -12,7 +12,7 @@ from okl._learner import read_fields
 from okl._validation import LOSS_CODES, check_choice, check_real, check_seed, check_int
 from okl.kernels import Gaussian, Laplacian, check_kernels
 from okl.learners._oks import OKSCore
-from okl.learners.base import HorizonLearner, OnlineLearner
+from okl.learners.base import ExampleBudgeted, HorizonLearner, OnlineLearner
 from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
@@ -30,7 +30,7 @@ _INITIAL_CAPACITY = 16
     examples=[dict(kernels=[Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], T=600, delta=0.2,
                    seed=1)],
     bounds="okl.experiments.bounds.selection:oks")
-class OKS(HorizonLearner, OnlineLearner, OKSCore):
+class OKS(ExampleBudgeted, HorizonLearner, OnlineLearner, OKSCore):
     r"""OKS: online kernel selection by sampling one kernel a round (Yang, Mahdavi, Jin, Yi
     & Hoi, AAAI 2012), unbudgeted -- the baseline "OKS" of Li & Liao (seed 004, Sec. 5.1).
 
@@ -171,9 +171,6 @@ class OKS(HorizonLearner, OnlineLearner, OKSCore):
         lam = 5.0 / math.sqrt(T) if self.lam is None else self.lam
         return eta, lam
 
-    def _check_first(self, d):
-        self._example_budget(d)
-
     def _ensure_allocated(self, d):
         if self.n_features is None:
             B = self._example_budget(d)
@@ -184,21 +181,6 @@ class OKS(HorizonLearner, OnlineLearner, OKSCore):
             self._oks_set_horizon(T, *self._settings_for(T))
 
     # -- inspection ------------------------------------------------------------------
-
-    @property
-    def B_(self):
-        """The example budget in use: entries over all ``K`` sets (``None`` for OKS, or until
-        ``d`` is known for a memory or time budget)."""
-        if self._budget_spec is None:
-            return None
-        if isinstance(self._budget_spec, int):
-            return self._budget_spec
-        return None if self.n_features is None else self._example_budget(self.n_features)
-
-    @property
-    def horizon_(self):
-        T = self._horizon()
-        return None if T <= 0 else T
 
     @property
     def eta_(self):

@@ -134,12 +134,6 @@ class _POMDBase(KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
         return math.sqrt(self.D_) if self.ald_scale is None else self.ald_scale
 
     @property
-    def horizon_(self):
-        """The horizon ``T`` in use (``None`` until known)."""
-        T = self._horizon()
-        return None if T <= 0 else T
-
-    @property
     def threshold_(self):
         """The ALD threshold ``ald_scale * T^-zeta`` on ``sqrt(alpha_t)`` (None until T is known)."""
         T = self.horizon_

@@ -260,12 +260,6 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
     # -- inspection ----------------------------------------------------------------------
 
     @property
-    def horizon_(self):
-        """The horizon ``T`` in use (None until known)."""
-        T = self._horizon()
-        return None if T <= 0 else T
-
-    @property
     def support_vectors(self) -> np.ndarray:
         return np.empty((0, 0)) if self.support_set is None else self.support_set.vectors
 
