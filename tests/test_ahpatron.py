@@ -591,15 +591,15 @@ def test_the_split_rules_are_three_different_algorithms():
         np.testing.assert_allclose(tr.scores, refs[s]["scores"], rtol=1e-9, atol=1e-10)
 
 
-# -- the authors' R code (tests/fixtures/r/seed002/Ahpatron.R) ----------------------------
+# -- the authors' R code (tests/fixtures/r/ahpatron/Ahpatron.R) ----------------------------
 
 R_FIX = os.path.join(os.path.dirname(__file__), "fixtures")
-R_SEED002 = os.path.join(R_FIX, "r", "seed002")
-# (stream, fixture, B, sigma, eps): tests/fixtures/r/seed002/make_fixtures.py's CASES
+R_SEED002 = os.path.join(R_FIX, "r", "ahpatron")
+# (stream, fixture, B, sigma, eps): tests/fixtures/r/ahpatron/make_fixtures.py's CASES
 R_CASES = [
     ("r_stream_c.csv", "r_ahpatron_b16.csv", 16, 1.0, 0.5),
     ("r_stream_c.csv", "r_ahpatron_b8.csv", 8, 0.5, 0.9),
-    ("r/seed002/r_ahpatron_a9a_stream.csv", "r_ahpatron_a9a.csv", 12, 2.0, 0.9),
+    ("r/ahpatron/r_ahpatron_a9a_stream.csv", "r_ahpatron_a9a.csv", 12, 2.0, 0.9),
 ]
 
 

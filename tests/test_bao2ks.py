@@ -2,8 +2,8 @@
 
 The R fixtures ``tests/fixtures/r_bao2ks_*.csv`` are the per-round outputs of the authors'
 ``BA2OKS.R`` (JunfLi-TJU/OKL-Hinge, the code of Li & Liao's AAAI 2023 Table 2) on
-``r_seed000_stream.csv`` with the uniforms ``r_seed000_uniforms.csv``
-(``numpy.random.default_rng(2023).random()``); ``tests/fixtures/r/seed000/make_fixtures.py``
+``r_pomdr_stream.csv`` with the uniforms ``r_pomdr_uniforms.csv``
+(``numpy.random.default_rng(2023).random()``); ``tests/fixtures/r/pomdr/make_fixtures.py``
 made them.  The oracle below follows the R code's own structure (the restart and the update
 of ``<f', g_bar>`` at the start of a round, membership in ``S`` by example index, explicit
 coefficient vectors) where okl prepares them at the end of the previous round."""
@@ -138,8 +138,8 @@ def bao2ks_oracle(kernel, X, y, seed, *, lam, M, eps=1.0, beta=6.0, B=400, U=30.
 # ----------------------------------------------------------------------------
 
 def fixture_stream():
-    D = np.loadtxt(os.path.join(FIX, "r_seed000_stream.csv"), delimiter=",")
-    order = np.loadtxt(os.path.join(FIX, "r_seed000_order.csv")).astype(int) - 1
+    D = np.loadtxt(os.path.join(FIX, "r_pomdr_stream.csv"), delimiter=",")
+    order = np.loadtxt(os.path.join(FIX, "r_pomdr_order.csv")).astype(int) - 1
     return D[:, 1:], D[:, 0], order
 
 

@@ -568,7 +568,7 @@ def test_failed_set_params_changes_nothing():
     assert _trace_key(learner.run(X, y)) == _trace_key(ref.run(X, y))
 
 
-# -- the authors' R code (tests/fixtures/r/seed004_tables/BATBooks*.R) --------------------
+# -- the authors' R code (tests/fixtures/r/selection/BATBooks*.R) --------------------
 
 R_FIX = os.path.join(os.path.dirname(__file__), "fixtures")
 R_SEED = 20240513
@@ -588,10 +588,10 @@ def test_variant_r_reproduces_the_authors_r_code(stream, name, kw):
     and uniforms: f_{t,I_t}(x_t), I_t, J_t, rho, eta_t (with its restarts), |S_i|,
     p_{t+1} and ||f_i||, round for round."""
     X, y = _r_stream(stream)
-    R = np.genfromtxt(os.path.join(R_FIX, "r", "seed004_tables", name), delimiter=",",
+    R = np.genfromtxt(os.path.join(R_FIX, "r", "selection", name), delimiter=",",
                       names=True)
     T, K = len(y), 9
-    u = np.loadtxt(os.path.join(R_FIX, "r", "seed004_tables", "r_uniforms_1300.csv"))
+    u = np.loadtxt(os.path.join(R_FIX, "r", "selection", "r_uniforms_1300.csv"))
     m = BATBooks(variant="r", T=T, seed=R_SEED, **kw)
     n = int(R["draws"][-1]) + 1
     # I_1 was drawn at construction: the generator continues at the second uniform

@@ -464,7 +464,7 @@ def test_theorem2_budget_over_seeds_and_the_printed_z_typo():
             assert mean > 2.1 * B and np.all(counts > bound)
 
 
-# -- the authors' R code (tests/fixtures/r/seed004_tables/LKMBooks-{c,r}.R) --------------
+# -- the authors' R code (tests/fixtures/r/selection/LKMBooks-{c,r}.R) --------------
 
 R_FIX = os.path.join(os.path.dirname(__file__), "fixtures")
 R_SEED = 20240513
@@ -480,7 +480,7 @@ def test_variant_r_reproduces_the_authors_r_code(stream, name, kw):
     of draws, round for round; the mistakes exactly."""
     S = np.loadtxt(os.path.join(R_FIX, f"r_stream_{stream}.csv"), delimiter=",")
     X, y = np.ascontiguousarray(S[:, 1:]), S[:, 0]
-    R = np.genfromtxt(os.path.join(R_FIX, "r", "seed004_tables", name), delimiter=",",
+    R = np.genfromtxt(os.path.join(R_FIX, "r", "selection", name), delimiter=",",
                       names=True)
     T, K = len(y), 9
     m = LKMBooks(variant="r", T=T, seed=R_SEED, **kw)

@@ -196,14 +196,14 @@ def test_prefers_the_right_kernel():
 
 
 def test_variant_r_reproduces_the_authors_omkc_dd():
-    """``variant="r"`` against the authors' OMKC-DD.R (tests/fixtures/r/seed004_tables/) on
+    """``variant="r"`` against the authors' OMKC-DD.R (tests/fixtures/r/selection/) on
     the same stream: the combined score, every kernel's score, the set sizes and the
     weights round for round; the mistakes exactly; the budget counts rounds."""
     import os
     fix = os.path.join(os.path.dirname(__file__), "fixtures")
     S = np.loadtxt(os.path.join(fix, "r_stream_c.csv"), delimiter=",")
     X, y = np.ascontiguousarray(S[:, 1:]), S[:, 0]
-    R = np.genfromtxt(os.path.join(fix, "r", "seed004_tables", "r_omkc_dd.csv"),
+    R = np.genfromtxt(os.path.join(fix, "r", "selection", "r_omkc_dd.csv"),
                       delimiter=",", names=True)
     K = 9
     m = OMKC(B=60, variant="r")

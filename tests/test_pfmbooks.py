@@ -503,7 +503,7 @@ def test_horizon_is_required_for_streaming_and_fixed_by_the_first_run():
     assert learner.n_rounds == 80
 
 
-# -- the authors' R code (tests/fixtures/r/seed004_tables/PFMBooks-{c,r}.R) --------------
+# -- the authors' R code (tests/fixtures/r/selection/PFMBooks-{c,r}.R) --------------
 
 R_FIX = os.path.join(os.path.dirname(__file__), "fixtures")
 R_SEED = 20240513
@@ -523,10 +523,10 @@ def test_variant_r_reproduces_the_authors_r_code(stream, name, kw):
     and uniforms: the prediction f_{t,I_t}(x_t), I_t, rho_t, |S|, p_{t+1} (the bisection's
     unnormalized p) and the K' norms, round for round."""
     X, y = _r_stream(stream)
-    R = np.genfromtxt(os.path.join(R_FIX, "r", "seed004_tables", name), delimiter=",",
+    R = np.genfromtxt(os.path.join(R_FIX, "r", "selection", name), delimiter=",",
                       names=True)
     T = len(y)
-    u = np.loadtxt(os.path.join(R_FIX, "r", "seed004_tables", "r_uniforms_1300.csv"))
+    u = np.loadtxt(os.path.join(R_FIX, "r", "selection", "r_uniforms_1300.csv"))
     m = PFMBooks(variant="r", T=T, seed=R_SEED, **kw)
     np.testing.assert_array_equal(m._uniform_draws(2 * T + 1), u[:2 * T + 1])
     m = PFMBooks(variant="r", T=T, seed=R_SEED, **kw)

@@ -205,12 +205,12 @@ R_SEED = 20240513
 
 def test_bogd_rescale_reproduces_the_authors_bogd_r():
     """BOGD(clip="rescale", lam=8/T^2) -- the R variant's baseline -- against the authors'
-    BOGD.R (tests/fixtures/r/seed004_tables/) on the same stream and uniforms: the score
+    BOGD.R (tests/fixtures/r/selection/) on the same stream and uniforms: the score
     round for round, the mistakes, |S| and the removal draws exactly, max |alpha|."""
     fix = Path(__file__).parent / "fixtures"
     S = np.loadtxt(fix / "r_stream_c.csv", delimiter=",")
     X, y = np.ascontiguousarray(S[:, 1:]), S[:, 0]
-    R = np.genfromtxt(fix / "r" / "seed004_tables" / "r_bogd.csv", delimiter=",", names=True)
+    R = np.genfromtxt(fix / "r" / "selection" / "r_bogd.csv", delimiter=",", names=True)
     T = len(y)
     m = sel._baseline(okl.Gaussian(0.5), "classification", 30, T, R_SEED, variant="r")
     assert (m.clip, m.lam, m.gamma, m.eta, m.B) == ("rescale", 8.0 / T ** 2, 1.0,
@@ -235,13 +235,13 @@ def test_bogd_rescale_reproduces_the_authors_bogd_r():
 
 def test_norma_replace_reproduces_the_authors_norma_r():
     """NORMAReplace -- the R variant's regression baseline -- against the authors'
-    NORMA.R (tests/fixtures/r/seed004_tables/) on the same stream: f, |S|, the pointer and
+    NORMA.R (tests/fixtures/r/selection/) on the same stream: f, |S|, the pointer and
     epsilon_t round for round; its B-th slot is never replaced."""
     from okl.learners.budget import NORMAReplace
     fix = Path(__file__).parent / "fixtures"
     S = np.loadtxt(fix / "r_stream_r.csv", delimiter=",")
     X, y = np.ascontiguousarray(S[:, 1:]), S[:, 0]
-    R = np.genfromtxt(fix / "r" / "seed004_tables" / "r_norma.csv", delimiter=",", names=True)
+    R = np.genfromtxt(fix / "r" / "selection" / "r_norma.csv", delimiter=",", names=True)
     T = len(y)
     m = sel._baseline(okl.Gaussian(0.5), "regression", 20, T, 0, variant="r")
     assert isinstance(m, NORMAReplace) and (m.lam, m.cycle, m.B) == (0.1, "r", 20)

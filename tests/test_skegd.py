@@ -1,9 +1,9 @@
 """SkeGD (Zhang & Liao, ICML 2019) against the authors' R code and a plain-numpy oracle.
 
 The R fixtures ``tests/fixtures/r_skegd_*.csv`` are the per-round outputs of Xiao Zhang's
-``SkeGD.R`` (the code of Li & Liao's AAAI 2023 Table 2) on ``r_seed000_stream.csv`` with the
-uniforms ``r_seed000_uniforms.csv`` (``numpy.random.default_rng(2023).random()``: what an
-okl learner seeded with 2023 draws); ``tests/fixtures/r/seed000/make_fixtures.py`` made them.
+``SkeGD.R`` (the code of Li & Liao's AAAI 2023 Table 2) on ``r_pomdr_stream.csv`` with the
+uniforms ``r_pomdr_uniforms.csv`` (``numpy.random.default_rng(2023).random()``: what an
+okl learner seeded with 2023 draws); ``tests/fixtures/r/pomdr/make_fixtures.py`` made them.
 The oracle below is the R code transcribed into numpy, with R's explicit ``w`` and ``Qx``
 (okl keeps a thinner factor of the same map) and its own kernel."""
 import math
@@ -20,7 +20,7 @@ from okl.learners.skegd import SkeGD, default_cycle, default_eta, default_sizes
 from conftest import xor_stream
 
 FIX = os.path.join(os.path.dirname(__file__), "fixtures")
-SEED = 2023          # r_seed000_uniforms.csv = default_rng(SEED).random(1200)
+SEED = 2023          # r_pomdr_uniforms.csv = default_rng(SEED).random(1200)
 
 
 # ----------------------------------------------------------------------------
@@ -167,8 +167,8 @@ def skegd_oracle(kernel, X, y, seed, *, B, s_p, s_m, k, cs_d=4, eta, cycle, hash
 # ----------------------------------------------------------------------------
 
 def fixture_stream():
-    D = np.loadtxt(os.path.join(FIX, "r_seed000_stream.csv"), delimiter=",")
-    order = np.loadtxt(os.path.join(FIX, "r_seed000_order.csv")).astype(int) - 1
+    D = np.loadtxt(os.path.join(FIX, "r_pomdr_stream.csv"), delimiter=",")
+    order = np.loadtxt(os.path.join(FIX, "r_pomdr_order.csv")).astype(int) - 1
     return D[:, 1:], D[:, 0], order
 
 

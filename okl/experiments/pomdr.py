@@ -73,7 +73,7 @@ permutations.
   16.72 +- 0.11 (17.31 +- 0.21), w8a 2.58 +- 0.07 (3.04 +- 0.01), where the R code's
   landmarks give 26.21 +- 2.04 (step 0.1/sqrt(T)), 17.40 +- 0.21 and 3.05 +- 0.00 (step
   1/sqrt(T)): the paper's SkeGD column is the R code's
-  (``benchmarks/seed000_real_data.py``).
+  (``benchmarks/pomdr_real_data.py``).
 * B(AO)2KS (``okl.BAO2KS``): ``B = 400`` and the authors' ``BA2OKS.R`` settings
   (``M = round(ln T)``, ``beta = 6``, ``U = 30``), its step ``lambda`` from the same grid (the
   R code's ``10/sqrt(T)`` is its point 10^1).

@@ -36,7 +36,7 @@ PFMBooks and OMKC as the scripts (PFMBooks' classification guard then takes Tabl
 translation of ``B0 (d + 1)`` quanta (the scripts hard-code one per algorithm and data
 set, tuned to running times: BATBooks ``B = 2900`` on mushrooms, ``1300`` for regression).
 Each of these is checked round for round against the adapted R script
-(``tests/fixtures/r/seed004_tables/``).  Both variants count AMR as the scripts do: a
+(``tests/fixtures/r/selection/``).  Both variants count AMR as the scripts do: a
 mistake iff ``y != (+1 if f >= 0 else -1)`` (``authors_mistakes``; ``Trace.mistakes``
 counts ``y f <= 0``, and on magic04's raw features most scores are exactly 0).
 

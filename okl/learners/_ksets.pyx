@@ -323,7 +323,7 @@ def _rebuild_kernel_sets(kernels, d, capacities, growable, sets):
 
 def shared_distance_rows(X, added, rows, exps, double gamma):
     """The kernel-row work of a learner that shares squared distances across kernels, and
-    nothing else (the reference of ``benchmarks/ratios_seed004.py``).
+    nothing else (the reference of ``benchmarks/ratios_selection.py``).
 
     Round ``t`` computes ``rows[t]`` rows of squared distances ``||x_t - s||^2`` against
     the current set ``S`` (``okl._core.sq_dist_row``) and ``exps[t]`` vectorized

@@ -237,7 +237,7 @@ def weights_work_reference(int K, long long T, double eta, double delta, errors,
     a round, ``I`` the kernel drawn), one exponential, the sum of the ``K`` weights, ``q =
     (1 - delta) w / z + delta / K``, and for every round the draw ``I ~ q`` (a uniform of
     numpy's bit generator, inverse CDF).  This is what a round requires beyond its kernel row and the dot product;
-    ``benchmarks/ratios_seed004.py`` times a run against its kernel rows plus this.
+    ``benchmarks/ratios_selection.py`` times a run against its kernel rows plus this.
     Returns a checksum."""
     if K < 1 or T < 0:
         raise ValueError("K must be >= 1 and T >= 0")

@@ -822,7 +822,7 @@ def dense_work_reference(K, sketch, int s_p, int s_m, int k, bint trunc_init,
     ``K`` is the run's ``B x B`` Gram matrix (its kernel values are not counted here) and
     ``sketch`` its count sketch ``(rows, columns, values)`` as ``SkeGD._skegd_state()["sa"]``
     (so ``S`` and ``M`` are the run's: LAPACK's time depends on their spectra); the rows
-    ``psi`` of the updates are columns of ``K``.  ``benchmarks/ratios_seed000.py`` times a
+    ``psi`` of the updates are columns of ``K``.  ``benchmarks/ratios_pomdr_baselines.py`` times a
     run against the run's kernel rows plus this.  Returns a checksum."""
     Kc = np.asfortranarray(K, dtype=np.float64)
     cdef int B = Kc.shape[0], i, j, e, l, c, n, t, nref, q

@@ -233,7 +233,7 @@ class Ahpatron(_ScaledExpansion, OnlineLearner, AhpatronCore):
       the same order, ``"oldest"`` 1736.  ``"r"`` departs from (iii) only on a halving
       with a tied median below a newer, larger coefficient: never on that w8a run, on
       2 of 39 halvings of w8a at ``eps = 0.5``, and on 108 of 240 on a9a (``B = 150``,
-      ``eps = 0.5``).  ``tests/fixtures/r/seed002`` holds ``Ahpatron.R`` run on small
+      ``eps = 0.5``).  ``tests/fixtures/r/ahpatron`` holds ``Ahpatron.R`` run on small
       streams; ``split="r"`` matches it round for round.
     * (7) projects onto the sphere ``||f|| = c_t U`` (not the ball), exactly as its
       closed form; if ``f_{t,2} + fhat_{t,1} = 0`` the sphere projection is undefined and

@@ -105,11 +105,11 @@ class BAO2KS(KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
     Notes
     -----
     Sources.  Seed 000 says of B(AO)2KS only its Table 1 rates
-    (:func:`theory.seed000_baselines.bao2ks_regret_bound`, ``..._complexity``), that it "is
+    (:func:`theory.pomdr_baselines.bao2ks_regret_bound`, ``..._complexity``), that it "is
     an approximation of OMD" and that it "uses the restart technique when the budget
     exceeds B".  The ECML-PKDD 2021 paper itself was not available here: every step above
     is the R code's, which okl reproduces round for round (``tests/fixtures/r_bao2ks_*.csv``,
-    made by ``tests/fixtures/r/seed000/BA2OKS.R``, the authors' file adapted only to read a
+    made by ``tests/fixtures/r/pomdr/BA2OKS.R``, the authors' file adapted only to read a
     fixed stream and the uniforms of a file; scores agree to ~1e-14).  What the paper's
     algorithm box says about the sampling probability, the reservoir and the restart
     cannot be checked here.  Places where the code departs from its own description or

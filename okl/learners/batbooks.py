@@ -11,7 +11,6 @@ the negative entropy (11) on the decoupled exploration-exploitation estimator (1
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -256,7 +255,7 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
     **The authors' R code** (``table7/BATBooks.R``, ``Adv-BATBooks.R``,
     ``table6/BATBooks-r.R`` of JunfLi-TJU/ACML2021-Journal-Track; ``variant="r"`` runs
     it, reproduced round for round by ``tests/test_batbooks.py`` on the fixtures of
-    ``tests/fixtures/r/seed004_tables/``) runs the printed ``z_t``, ``ell_max = 1``,
+    ``tests/fixtures/r/selection/``) runs the printed ``z_t``, ``ell_max = 1``,
     ``C = K B``, the estimator (10) and ``J_t`` uniform as okl, and differs from okl's
     default in:
 

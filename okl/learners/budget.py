@@ -232,7 +232,7 @@ _BOGD_DOC_COMMON = r"""
         run: after a removal every coefficient is multiplied by ``min(1, eta gamma /
         max_j |alpha_j|)``, nothing is clipped otherwise (reproduced round for round by
         ``tests/test_selection_experiments.py`` on
-        ``tests/fixtures/r/seed004_tables/r_bogd.csv``).
+        ``tests/fixtures/r/selection/r_bogd.csv``).
     seed : int, Generator or None
         Seeds the removals.
 """
@@ -369,7 +369,7 @@ class NORMAReplace(_Budgeted, OnlineLearner, NORMAReplaceCore):
     Deterministic.  ``Trace.losses`` holds ``|f_t(x_t) - y_t|``; ``Trace.extras``:
     ``epsilon`` (``epsilon_{T+1}``), ``pointer``, ``n_updates``, ``replacements``.
     Reproduced round for round by ``tests/test_selection_experiments.py`` on
-    ``tests/fixtures/r/seed004_tables/r_norma.csv``.
+    ``tests/fixtures/r/selection/r_norma.csv``.
     """
 
     def __init__(self, kernel=None, *, B=200, eta=0.05, lam=0.1, nu=0.5, epsilon=0.001,

@@ -157,7 +157,7 @@ class LKMBooks(KernelExpansion, ExampleBudgeted, HorizonLearner, OnlineLearner,
     and ``table7/LKMBooks-c.R`` for classification, ``table4/LKMBooks-r.R`` and
     ``table6/LKMBooks-r.R`` for regression; ``variant="r"`` runs it, reproduced round
     for round by ``tests/test_lkmbooks.py`` on the fixtures of
-    ``tests/fixtures/r/seed004_tables/``).  It differs from okl's default in:
+    ``tests/fixtures/r/selection/``).  It differs from okl's default in:
 
     1. ``z_t``: the printed ``(1 - upsilon) T^{1-upsilon} k^upsilon``.  okl follows
        Theorem 2's proof by default (the printed form breaks the theorem, above).

@@ -101,7 +101,7 @@ class OMKC(ExampleBudgeted, OnlineLearner, OMKCCore):
     **The authors' R code** (``table5/OMKC-DD.R``, ``table7/OMKC-DD.R``,
     ``Adv-OMKC-DD.R`` of JunfLi-TJU/ACML2021-Journal-Track; ``variant="r"``, reproduced
     round for round by ``tests/test_multikernel.py`` on
-    ``tests/fixtures/r/seed004_tables/r_omkc_dd.csv``) differs from okl's default in:
+    ``tests/fixtures/r/selection/r_omkc_dd.csv``) differs from okl's default in:
 
     1. a kernel's prediction is ``+1`` if ``f_{t,i} >= 0`` else ``-1`` (okl: ``sgn``,
        0 at ``f = 0``), so the combination is ``sum_i q_i yhat_i`` and a kernel errs,

@@ -183,7 +183,7 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
     **The authors' R code** (``table4/PFMBooks-r.R``, ``table5/PFMBooks-c.R``,
     ``Adv-PFMBooks-c.R`` of JunfLi-TJU/ACML2021-Journal-Track; ``variant="r"`` runs it,
     reproduced round for round by ``tests/test_pfmbooks.py`` on the fixtures of
-    ``tests/fixtures/r/seed004_tables/``) differs from okl's default in:
+    ``tests/fixtures/r/selection/``) differs from okl's default in:
 
     1. ``p_{t+1}``: ``bar p = p_t exp(-eta c / g)`` times ``exp(-lambda* / g)`` with
        ``lambda*`` found by a bisection that stops once ``0.99 <= sum p <= 1 + 1e-5``

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
 
 from okl._validation import check_choice, check_int, check_real, check_seed
 from okl.kernels import Gaussian, check_kernel

@@ -116,10 +116,10 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
     Sources.  The ICML 2019 paper was not available here (only its abstract: two
     incremental sketches, a sparse transform and a sampling matrix, rank-one updates, a
     time-varying explicit feature map, sublinear regret); seed 000 gives its Table 1 rates
-    (:func:`theory.seed000_baselines.skegd_regret_bound`, ``..._complexity``).  The
+    (:func:`theory.pomdr_baselines.skegd_regret_bound`, ``..._complexity``).  The
     algorithm above is Xiao Zhang's R code with ``experiment_OKS.R``'s options, which okl
     reproduces round for round (``tests/fixtures/r_skegd_*.csv``, made by
-    ``tests/fixtures/r/seed000/SkeGD-run.R`` on the authors' files with the draws of a
+    ``tests/fixtures/r/pomdr/SkeGD-run.R`` on the authors' files with the draws of a
     file; scores agree to ~1e-13).  What the code does that its own description (variable
     names, comments, the options list) or a count sketch does not, and which okl follows:
 
@@ -134,7 +134,7 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
       the file's first ``B`` rows, so the default is the method (the sampled support
       vectors); ``landmark_pool=X_file`` runs the R code's.  On 400 rounds of the fixture
       stream the R code's map makes 162 mistakes where the method's makes 123.  On the
-      real files (``benchmarks/seed000_real_data.py``, 10 permutations, B = 400) the R
+      real files (``benchmarks/pomdr_real_data.py``, 10 permutations, B = 400) the R
       code's landmarks give seed 000's SkeGD column (a9a 17.40 +- 0.21 % at
       ``eta = 1/sqrt(T)``, paper 17.31 +- 0.21; w8a 3.05 +- 0.00, paper 3.04 +- 0.01;
       magic04 26.21 +- 2.04 at the default step, paper 24.17 +- 0.95), the method's err

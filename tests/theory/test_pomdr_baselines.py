@@ -181,14 +181,3 @@ def test_okl_bounds_reports_the_rows():
     assert work["bound"] == pytest.approx(sb.bao2ks_complexity(2, A, 500)) and work["holds"]
     assert rep.all_hold
 
-
-def test_seed000_alias_is_deprecated():
-    """theory.seed000_baselines (the former name) is the same functions, with a warning."""
-    import importlib
-    import sys
-
-    sys.modules.pop("theory.seed000_baselines", None)
-    with pytest.warns(DeprecationWarning, match="theory.pomdr_baselines"):
-        old = importlib.import_module("theory.seed000_baselines")
-    assert old.skegd_regret_bound is sb.skegd_regret_bound
-    assert set(old.__all__) == set(sb.__all__)

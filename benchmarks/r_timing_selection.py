@@ -2,9 +2,9 @@
 """okl against the authors' R code of seed 004's baselines, on the same stream with the same
 random draws, timed in one script on one machine (needs ``Rscript``; not run in CI).
 
-    python benchmarks/r_timing_seed004.py                   # T = 5000 rounds
-    python benchmarks/r_timing_seed004.py --rounds 19020    # all of magic04
-    OKL_DATA=~/data python benchmarks/r_timing_seed004.py   # magic04's rows
+    python benchmarks/r_timing_selection.py                   # T = 5000 rounds
+    python benchmarks/r_timing_selection.py --rounds 19020    # all of magic04
+    OKL_DATA=~/data python benchmarks/r_timing_selection.py   # magic04's rows
 
 The R side is the authors' code (JunfLi-TJU/ACML2021-Journal-Track: ``BOKS-c.R``,
 ``BOKS-r.R``, ``BOMKR.R``, ``BOMKR-V.R``, ``ISKA``'s ``SKA_EMD.R``), adapted only as

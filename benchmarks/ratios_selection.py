@@ -2,8 +2,8 @@
 """Speed ratios of seed 004's baselines (OKS / BOKS, ISKA, BOMKR, BOMKR-V) against their own
 kernel rows, measured in the same process.
 
-    python benchmarks/ratios_seed004.py            # full sizes (about 30 s)
-    python benchmarks/ratios_seed004.py --quick    # small sizes (about 5 s)
+    python benchmarks/ratios_selection.py            # full sizes (about 30 s)
+    python benchmarks/ratios_selection.py --quick    # small sizes (about 5 s)
 
 Stream: ``T`` = 2 x 10^4 rounds (4,000 with ``--quick``) of dense rows in [0, 1]^10 (a
 3-d latent through a random map, min-max scaled: magic04's shape after the paper's

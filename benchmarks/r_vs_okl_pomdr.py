@@ -1,11 +1,11 @@
 #!/usr/bin/env python
 """okl's SkeGD and B(AO)2KS against their authors' R code on the same stream, in one script.
 
-    OKL_DATA=~/data python benchmarks/r_vs_okl_seed000.py          # magic04, B = 400
-    python benchmarks/r_vs_okl_seed000.py --rounds 3000                 # a shorter prefix
+    OKL_DATA=~/data python benchmarks/r_vs_okl_pomdr.py          # magic04, B = 400
+    python benchmarks/r_vs_okl_pomdr.py --rounds 3000                 # a shorter prefix
 
 Needs ``Rscript`` (r-base-core; MASS ships with it); without it the script says so and
-exits 0 (CI has no R).  The R code is the authors' (``tests/fixtures/r/seed000``: Xiao
+exits 0 (CI has no R).  The R code is the authors' (``tests/fixtures/r/pomdr``: Xiao
 Zhang's ``SkeGD.R`` called as ``experiment_OKS.R`` does, and ``BA2OKS.R`` of
 JunfLi-TJU/OKL-Hinge, adapted only to read a fixed stream and the uniforms of a file,
 ``draws.R``).  Stream: magic04 min-max scaled to [0, 1] (as the authors' "magic04-N"; from
@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 import okl  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RDIR = os.path.join(os.path.dirname(HERE), "tests", "fixtures", "r", "seed000")
+RDIR = os.path.join(os.path.dirname(HERE), "tests", "fixtures", "r", "pomdr")
 SEED = 2023
 AIM = 20.0
 

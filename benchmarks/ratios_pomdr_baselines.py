@@ -2,8 +2,8 @@
 """Speed ratios of okl's SkeGD and B(AO)2KS (seed 000's Table 2 baselines) against
 references measured in the same process.
 
-    python benchmarks/ratios_seed000.py            # full sizes (about a minute)
-    python benchmarks/ratios_seed000.py --quick    # small sizes (a few seconds)
+    python benchmarks/ratios_pomdr_baselines.py            # full sizes (about a minute)
+    python benchmarks/ratios_pomdr_baselines.py --quick    # small sizes (a few seconds)
 
 Learners, with the settings of their authors' R code (okl's defaults): ``SkeGD`` at
 ``B = 400`` (``s_p = 300``, ``s_m = 60``, ``k = 40``, ``eta = 0.1/sqrt(T)``, ``cycle = 0.3 T``)

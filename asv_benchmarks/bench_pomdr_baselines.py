@@ -6,7 +6,7 @@ defaults: SkeGD ``s_p = 0.75 B``, ``s_m = 0.15 B``, ``k = 0.1 B``, ``eta = 0.1/s
 ``cycle = 0.3 T``; B(AO)2KS ``lambda = 10/sqrt(T)``, ``M = round(ln T)``, ``beta = 6``,
 ``U = 30``), seeded.  Stream: ``common.classification_stream`` dense, d = 10, 6,000 rounds
 (``0.3 T = 1800``: SkeGD refreshes its sketches), Gaussian kernel with ``sigma = 0.5 * rms
-row norm`` (as ``benchmarks/ratios_seed000.py``, smaller).  ``B`` in {100, 400}: SkeGD's
+row norm`` (as ``benchmarks/ratios_pomdr_baselines.py``, smaller).  ``B`` in {100, 400}: SkeGD's
 kernel stage, switch (a ``B x B`` Gram matrix, the factorizations of its sketches) and
 sketched rounds; B(AO)2KS's restarts.  ``track_kernel_evaluations`` records the kernel
 values a run computes (``Trace.extras``), ``track_refreshes`` / ``track_restarts`` what

@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """SkeGD and B(AO)2KS on the real datasets of Li & Liao (AAAI 2023, seed 000), Tables 2/4.
 
-    OKL_DATA=~/data python benchmarks/seed000_real_data.py                 # 10 perms
-    OKL_DATA=~/data python benchmarks/seed000_real_data.py --datasets magic04 \\
+    OKL_DATA=~/data python benchmarks/pomdr_real_data.py                 # 10 perms
+    OKL_DATA=~/data python benchmarks/pomdr_real_data.py --datasets magic04 \\
         --permutations 3 --eta-grid                                           # + step grid
 
 Data (``okl.datasets``, nothing downloaded): magic04 (UCI, 19,020 x 10, min-max scaled to
