@@ -1,5 +1,7 @@
 """Shared fixtures and independent oracles (scikit-learn / scipy, never okl)."""
+import importlib.util
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,16 @@ import okl
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def fixture_script(name):
+    """The script ``tests/fixtures/<name>.py`` that wrote a fixture, imported as a module
+    (the tests call its functions to make what they compare with the stored fixture)."""
+    path = Path(__file__).parent / "fixtures" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def ref_gram(kernel, A, B):

@@ -14,7 +14,6 @@ issue 20, step 3) behind okl._core, its public face.
   still compiles, and the classes cimported through it are those of the new modules.
 """
 import importlib
-import importlib.util
 import io
 import os
 import pickle
@@ -28,22 +27,14 @@ import pytest
 
 import okl
 import okl._core
-from conftest import xor_stream
+from conftest import fixture_script, xor_stream
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
 FIXTURE = pickle.loads((HERE / "fixtures" / "core_pickles.pkl").read_bytes())
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location(
-        "make_core_pickles", HERE / "fixtures" / "make_core_pickles.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-GEN = _generator()
+GEN = fixture_script("make_core_pickles")
 ROUNDS = FIXTURE["rounds"]
 LEARNERS = FIXTURE["learners"]
 NUMPY2 = int(np.__version__.split(".")[0]) >= 2

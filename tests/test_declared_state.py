@@ -11,7 +11,6 @@ one mechanism (``okl._learner.read_fields`` / ``write_fields``, called by
   learner wrote its state by hand (``tests/fixtures/state_layout.json``, written by
   ``tests/fixtures/make_state_layout.py`` at the commit before the change).
 """
-import importlib.util
 import json
 import pickle
 import types
@@ -20,21 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import LEARNERS
+from conftest import LEARNERS, fixture_script
 from okl._learner import Field, fields, read_fields, write_fields
 
 HERE = Path(__file__).parent
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location(
-        "make_state_layout", HERE / "fixtures" / "make_state_layout.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-GEN = _generator()
+GEN = fixture_script("make_state_layout")
 
 
 class Plain:
