@@ -27,7 +27,8 @@ import numpy as np
 
 import okl
 
-from .common import SEED, WholeStreamTiming, classification_stream, mean_sq_norm
+from .common import (SEED, WholeStreamTiming, _MemoryBudgetedRuns, classification_stream,
+                     mean_sq_norm)
 
 N_ROUNDS = 10**4
 D = 10
@@ -70,7 +71,7 @@ class Selection(WholeStreamTiming):
     track_support_vectors.unit = "support vectors"
 
 
-class MemoryBudgeted(WholeStreamTiming):
+class MemoryBudgeted(_MemoryBudgetedRuns):
     params = [["LKMBooks", "PFMBooks", "OMKC"], [1000, 4000]]
     param_names = ["learner", "memory_budget"]
 
@@ -81,19 +82,6 @@ class MemoryBudgeted(WholeStreamTiming):
     def run(self, learner, memory_budget):
         return _make(learner, self.kernels, len(self.y),
                      memory_budget=okl.MemoryBudget(memory_budget)).run(self.X, self.y)
-
-    def time_run(self, learner, memory_budget):
-        self.run(learner, memory_budget)
-
-    def track_max_memory(self, learner, memory_budget):
-        return float(self.run(learner, memory_budget).extras["max_memory"])
-
-    track_max_memory.unit = "quanta (float64)"
-
-    def track_support_vectors(self, learner, memory_budget):
-        return self.run(learner, memory_budget).final_budget
-
-    track_support_vectors.unit = "support vectors"
 
 
 class BATBooksTimeBudget(WholeStreamTiming):

@@ -24,7 +24,8 @@ import numpy as np
 
 import okl
 
-from .common import SEED, WholeStreamTiming, classification_stream, mean_sq_norm
+from .common import (SEED, WholeStreamTiming, _MemoryBudgetedRuns, classification_stream,
+                     mean_sq_norm)
 
 N_ROUNDS = 10**4
 D = 10
@@ -81,7 +82,7 @@ class Baselines(WholeStreamTiming):
     track_support_vectors.unit = "support vectors"
 
 
-class MemoryBudgeted(WholeStreamTiming):
+class MemoryBudgeted(_MemoryBudgetedRuns):
     params = [LEARNERS, [1000, 4000]]
     param_names = ["learner", "memory_budget"]
 
@@ -93,19 +94,6 @@ class MemoryBudgeted(WholeStreamTiming):
         return _make(learner, self.kernels, N_ROUNDS,
                      memory_budget=okl.MemoryBudget(memory_budget)).run(
             self.X, _labels(learner, self.y, self.yr))
-
-    def time_run(self, learner, memory_budget):
-        self.run(learner, memory_budget)
-
-    def track_max_memory(self, learner, memory_budget):
-        return float(self.run(learner, memory_budget).extras["max_memory"])
-
-    track_max_memory.unit = "quanta (float64)"
-
-    def track_support_vectors(self, learner, memory_budget):
-        return self.run(learner, memory_budget).final_budget
-
-    track_support_vectors.unit = "support vectors"
 
 
 class OKS(WholeStreamTiming):

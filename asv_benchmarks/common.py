@@ -86,3 +86,26 @@ class WholeStreamTiming:
     number = 1
     repeat = (1, 10, 10.0)
     warmup_time = 0.0
+
+
+class _MemoryBudgetedRuns(WholeStreamTiming):
+    """A learner under a memory budget (parameters ``learner``, ``memory_budget``): the
+    time of ``self.run(learner, memory_budget)`` (the subclass's run of the whole stream),
+    the most memory it held and its final support size.  asv finds the methods on the
+    subclasses; the leading underscore keeps this class itself out of asv's discovery."""
+
+    def run(self, learner, memory_budget):
+        raise NotImplementedError
+
+    def time_run(self, learner, memory_budget):
+        self.run(learner, memory_budget)
+
+    def track_max_memory(self, learner, memory_budget):
+        return float(self.run(learner, memory_budget).extras["max_memory"])
+
+    track_max_memory.unit = "quanta (float64)"
+
+    def track_support_vectors(self, learner, memory_budget):
+        return self.run(learner, memory_budget).final_budget
+
+    track_support_vectors.unit = "support vectors"
