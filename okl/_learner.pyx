@@ -440,14 +440,20 @@ def _learn_one(Learner L, Stream s, double y):
     """One round on the first row of ``s`` (the GIL released); False if ``update``
     failed (``L.error``)."""
     cdef Row row
-    cdef double f
     s.row(0, &row)
     with nogil:
-        L.t += 1
-        f = L.score(&row)
-        L.loss(y, f)
-        L.update(&row, y, f)
+        _round(L, &row, y)
     return not L.error
+
+
+cdef inline void _round(Learner L, Row* row, double y) noexcept nogil:
+    """One round of ``L`` on ``row``: predict, suffer the loss, update (as the stream
+    driver's loop does)."""
+    cdef double f
+    L.t += 1
+    f = L.score(row)
+    L.loss(y, f)
+    L.update(row, y, f)
 
 
 cdef inline int _label_of(object y, bint classification, double* out):
@@ -474,7 +480,7 @@ def _learn_one_fast(Learner L, lock, x, y):
     learner's) from the checks to the end of the round."""
     cdef Stream s
     cdef Row row
-    cdef double v, f
+    cdef double v
     lock.acquire()
     try:
         if L.d < 0:
@@ -484,10 +490,7 @@ def _learn_one_fast(Learner L, lock, x, y):
             return None
         s.row(0, &row)
         with nogil:
-            L.t += 1
-            f = L.score(&row)
-            L.loss(v, f)
-            L.update(&row, v, f)
+            _round(L, &row, v)
         return not L.error
     finally:
         lock.release()
