@@ -83,6 +83,11 @@ cdef class Learner:
         self.classification = classification
         self._core_set_rng(np.random.default_rng(seed))
 
+    def _setup(self):
+        """Set up what the core's typed fields ask for (allocations, derived constants),
+        once the learner's declared parameters are in them (``okl.params``); a core
+        that needs nothing beyond its fields keeps this no-op."""
+
     def _core_set_rng(self, rng):
         self._rng = rng
         self.bitgen = <bitgen_t*> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")

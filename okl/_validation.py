@@ -275,10 +275,16 @@ def check_sgd_rate(eta, schedule, lam):
     eta = check_real(eta, "eta", low=0, low_open=True)
     schedule = check_choice(schedule, "schedule", {"constant", "sqrt"})
     lam = check_real(lam, "lam", low=0)
+    check_decay(eta, lam)
+    return eta, schedule, lam
+
+
+def check_decay(eta, lam) -> None:
+    """``eta * lam < 1``: eq. (9) of Kivinen et al. needs ``eta_t < 1/lambda`` so that
+    the decay ``1 - eta_t lambda`` of the old coefficients stays positive."""
     if eta * lam >= 1.0:
         raise ValueError(f"eta * lam must be < 1 (eq. (9) needs eta_t < 1/lambda), got "
                          f"eta={eta}, lam={lam}")
-    return eta, schedule, lam
 
 
 def check_choice(value, name, choices):

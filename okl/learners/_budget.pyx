@@ -7,7 +7,7 @@ removed *before* the new one is appended (``SupportSet.remove`` keeps the
 order, so index 0 is always the oldest support vector).
 """
 
-from libc.math cimport fabs, fmax, fmin, sqrt
+from libc.math cimport INFINITY, fabs, fmax, fmin, sqrt
 from libc.stdlib cimport malloc, free
 
 from okl._core cimport Learner, Row, kernel_self
@@ -27,7 +27,7 @@ cdef class ForgetronCore(Learner):
     mistakes so far, the current one included), the count of removals, and,
     for the current run, the shrink factor and round of every removal.
     """
-    cdef int B
+    cdef public int B              # the learner's parameters (okl.params)
     cdef public int head           # slot of the oldest support vector (a ring once full)
     cdef public double Q
     cdef public long long M
@@ -44,11 +44,10 @@ cdef class ForgetronCore(Learner):
     def __dealloc__(self):
         free(self.work)
 
-    def _forgetron_setup(self, int B):
-        self.B = B
+    def _setup(self):
         self.head = 0
         free(self.work)
-        self.work = <double*> malloc(B * sizeof(double))
+        self.work = <double*> malloc(self.B * sizeof(double))
         if self.work == NULL:
             raise MemoryError("cannot allocate the Forgetron work row")
 
@@ -132,13 +131,10 @@ cdef class ForgetronCore(Learner):
 
 cdef class RBPCore(Learner):
     """On a mistake with a full budget, forget a uniformly drawn support vector."""
-    cdef int B
+    cdef public int B
     cdef public long long removals
 
     _state_fields = fields("removals")
-
-    def _rbp_setup(self, int B):
-        self.B = B
 
     cdef double score(self, const Row* x) noexcept nogil:
         return self.sv.score(x)
@@ -173,10 +169,11 @@ cdef class BOGDCore(Learner):
     Coefficients are stored explicitly (no lazy scale): every one written is
     clipped to ``|alpha| <= eta gamma`` when ``gamma`` is finite.
     """
-    cdef int B
-    cdef double eta, lam, cap
+    cdef public int B
+    cdef public double eta, lam, gamma
+    cdef public bint rescale       # the R code: all coefficients times min(1, cap / max|a|)
+    cdef double cap                # eta gamma (-1: no clip)
     cdef bint nonuniform
-    cdef bint rescale              # the R code: all coefficients times min(1, cap / max|a|)
     cdef public long long removals, n_updates
     cdef double* w                 # |alpha_j| sqrt(k(x_j, x_j))
     cdef double* q                 # 1 - p_j, the survival probabilities
@@ -189,16 +186,13 @@ cdef class BOGDCore(Learner):
         free(self.q)
         free(self.capped)
 
-    def _bogd_setup(self, int B, double eta, double lam, double gamma, bint nonuniform,
-                    bint rescale=False):
-        """``gamma <= 0`` means no clipping; ``rescale``: after a removal, every coefficient
-        times ``min(1, eta gamma / max_j |alpha_j|)`` instead of the element-wise clip."""
-        self.rescale = rescale
-        self.B = B
-        self.eta = eta
-        self.lam = lam
-        self.cap = eta * gamma if gamma > 0.0 else -1.0
-        self.nonuniform = nonuniform
+    def _setup(self):
+        """``gamma = inf`` means no clipping; ``rescale``: after a removal, every coefficient
+        times ``min(1, eta gamma / max_j |alpha_j|)`` instead of the element-wise clip;
+        the class attribute ``_nonuniform`` chooses BOGD++'s removal."""
+        cdef int B = self.B
+        self.cap = self.eta * self.gamma if self.gamma < INFINITY else -1.0
+        self.nonuniform = self._nonuniform
         free(self.w)
         free(self.q)
         free(self.capped)
@@ -355,22 +349,19 @@ cdef class BOGDCore(Learner):
 cdef class NORMAReplaceCore(Learner):
     """Budgeted NORMA (nu-epsilon loss): ``B`` slots; once full, the update overwrites
     the slot of a cyclic pointer (``slots`` of them: ``B - 1`` in the R code)."""
-    cdef int B
+    cdef public int B
+    cdef public bint cycle_all     # the pointer cycles over all B slots (else B - 1)
+    cdef public double eta, lam, nu
     cdef int slots                 # the pointer cycles over slots 0 .. slots - 1
     cdef public int pointer
-    cdef double eta, lam, nu
-    cdef public double eps
+    cdef public double eps         # epsilon_t
     cdef public long long n_updates, replacements
 
     _state_fields = fields(("epsilon", "eps"), "pointer", "n_updates", "replacements")
 
-    def _nr_setup(self, int B, int slots, double eta, double lam, double nu, double eps):
-        self.B = B
-        self.slots = slots
-        self.eta = eta
-        self.lam = lam
-        self.nu = nu
-        self.eps = eps
+    def _setup(self):
+        self.slots = self.B if self.cycle_all else self.B - 1
+        self.eps = self.epsilon                       # epsilon_1, the parameter
 
     cdef double score(self, const Row* x) noexcept nogil:
         return self.sv.score(x)

@@ -32,19 +32,15 @@ cdef class KernelOGDCore(Learner):
     ``f_{t+1} = (1 - eta_t lam) f_t - eta_t l'(f_t(x_t), y_t) k(x_t, .)`` with
     the shrinkage applied lazily: the true coefficients are ``scale * alpha``.
     """
-    cdef int loss_kind
-    cdef double eta
-    cdef double lam
-    cdef bint sqrt_schedule
+    cdef public int loss_kind
+    cdef public double eta
+    cdef public double lam
+    cdef public bint sqrt_schedule
     cdef public double scale    # the lazy factor: coefficients are scale * alpha
 
     _state_fields = fields("scale")
 
-    def _ogd_setup(self, int loss_kind, double eta, double lam, bint sqrt_schedule):
-        self.loss_kind = loss_kind
-        self.eta = eta
-        self.lam = lam
-        self.sqrt_schedule = sqrt_schedule
+    def _setup(self):
         self.scale = 1.0
 
     cdef double score(self, const Row* x) noexcept nogil:

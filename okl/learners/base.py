@@ -20,7 +20,7 @@ import types
 
 import numpy as np
 
-from okl import _core
+from okl import _core, params as _params
 from okl._learner import read_fields, write_fields
 from okl.learners.budgets import check_budget_choice
 from okl._validation import as_stream, check_label, check_labels, check_row
@@ -267,9 +267,17 @@ class OnlineLearner(Serialized):
     #: True for learners whose round calls BLAS/LAPACK on sizeable matrices
     _blas_in_round_loop: bool = False
 
+    #: the declared parameters ``{name: okl.params.Param}`` (okl.params.install)
+    _okl_params: dict = {}
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if "_param_names" not in cls.__dict__ and "__init__" in cls.__dict__:
+        _params.install(cls)
+        if "_okl_params" in cls.__dict__:
+            cls._param_names = tuple(cls._okl_params)
+            cls._okl_roles = {p.role: n for n, p in reversed(cls._okl_params.items())
+                              if p.role is not None}
+        elif "_param_names" not in cls.__dict__ and "__init__" in cls.__dict__:
             cls._param_names = _signature_params(cls)
         # the per-call path skips the hooks a class leaves at their defaults
         cls._okl_plain_labels = _is_default(cls, "_labels") and _is_default(cls, "needs_labels")
@@ -283,6 +291,29 @@ class OnlineLearner(Serialized):
                              and _is_default(cls, "_ensure_allocated"))
 
     # -- hooks for subclasses -----------------------------------------------------
+
+    #: role -> the name of the declared parameter with that role (first declared)
+    _okl_roles: dict = {}
+
+    def _check_params(self) -> None:
+        """Checks involving several declared parameters (each one alone was checked
+        when it was assigned); ``ValueError`` naming them."""
+
+    def _classifies(self) -> bool:
+        """Whether the learner classifies (labels in {-1, +1}, mistakes counted): the
+        default; a regression learner, or one whose loss decides, overrides it."""
+        return True
+
+    def _configure(self) -> None:
+        """Set up the typed core once the declared parameters are assigned (their
+        values are in the core's typed fields already): the kernel and the seed of
+        their roles, the task, then the core's own ``_setup()``."""
+        roles = self._okl_roles
+        kernel = roles.get("kernel")
+        seed = roles.get("seed")
+        self._core_setup(None if kernel is None else getattr(self, kernel),
+                         None if seed is None else getattr(self, seed), self._classifies())
+        self._setup()
 
     def _allocation(self) -> tuple[int, bool]:
         """``(capacity, growable)`` of the support set allocated at the first example."""
@@ -328,7 +359,12 @@ class OnlineLearner(Serialized):
         if self.n_rounds:
             raise ValueError(f"set_params on a {type(self).__name__} that has learned "
                              f"{self.n_rounds} rounds: build a new learner instead")
-        self.__init__(**{**self.get_params(), **params})
+        old = self.get_params()
+        try:
+            self.__init__(**{**old, **params})
+        except BaseException:          # a refused value changes nothing
+            self.__init__(**old)
+            raise
         return self
 
     def __repr__(self) -> str:

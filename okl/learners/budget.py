@@ -6,8 +6,9 @@ import math
 import numpy as np
 
 from okl._learner import fields
-from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
-from okl.kernels import Gaussian, check_kernel
+from okl._validation import check_decay
+from okl.kernels import Gaussian
+from okl.params import INT_MAX, Choice, Int, KernelParam, Real, Seed
 from okl.learners._budget import BOGDCore, ForgetronCore, NORMAReplaceCore, RBPCore
 from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
@@ -15,12 +16,11 @@ from okl.registry import register_learner
 __all__ = ["Forgetron", "RBP", "BOGD", "BOGDPP", "NORMAReplace"]
 
 
-def _check_budget(B):
-    return check_int(B, "B", low=1, high=2 ** 31 - 1)
-
-
 class _Budgeted(KernelExpansion):
     """Shared accessors of the budgeted learners."""
+
+    kernel = KernelParam()
+    B = Int(100, low=1, high=INT_MAX, role="budget")
 
     def _allocation(self):
         # every core removes before it adds: the support set never holds more than B
@@ -91,12 +91,7 @@ class Forgetron(_Budgeted, OnlineLearner, ForgetronCore):
     own removals their shrink factors ``phi`` and rounds ``removal_rounds``.
     """
 
-    def __init__(self, kernel=None, *, B=100, seed=None):
-        self.kernel = check_kernel(kernel)
-        self.B = _check_budget(B)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, True)
-        self._forgetron_setup(self.B)
+    seed = Seed()
 
     @property
     def U_(self) -> float:
@@ -173,12 +168,7 @@ class RBP(_Budgeted, OnlineLearner, RBPCore):
     ``Trace.extras["removals"]`` the removals so far.
     """
 
-    def __init__(self, kernel=None, *, B=100, seed=None):
-        self.kernel = check_kernel(kernel)
-        self.B = _check_budget(B)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, True)
-        self._rbp_setup(self.B)
+    seed = Seed()
 
     _extras_fields = RBPCore._state_fields
 
@@ -238,12 +228,6 @@ _BOGD_DOC_COMMON = r"""
 """
 
 
-def _check_bogd(eta, lam, gamma):
-    eta, _, lam = check_sgd_rate(eta, "constant", lam)
-    gamma = None if gamma is None else check_real(gamma, "gamma", low=0, low_open=True)
-    return eta, lam, gamma
-
-
 @register_learner(
     paper="ahpatron", role="baseline", task="classification",
     examples=[dict(kernel=Gaussian(1.0), B=12, eta=0.5, lam=0.01, seed=4)],
@@ -265,20 +249,17 @@ class BOGD(_Budgeted, OnlineLearner, BOGDCore):
 
     _nonuniform = False
 
-    def __init__(self, kernel=None, *, B=100, eta=1.0, lam=0.0, gamma=1.0, clip="element",
-                 seed=None):
-        self.kernel = check_kernel(kernel)
-        self.B = _check_budget(B)
-        self.eta, self.lam, self.gamma = _check_bogd(eta, lam, gamma)
-        self.clip = check_choice(clip, "clip", {"element": None, "rescale": None})
+    eta = Real(1.0, low=0, low_open=True)
+    lam = Real(0.0, low=0)
+    gamma = Real(1.0, low=0, low_open=True, none="no clip", core_none=math.inf)
+    clip = Choice("element", {"element": False, "rescale": True}, core="rescale")
+    seed = Seed()
+
+    def _check_params(self):
+        check_decay(self.eta, self.lam)
         if self.clip == "rescale" and self._nonuniform:
             raise ValueError("clip='rescale' is BOGD's (the R code's); BOGD++ clips "
                              "element-wise")
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, True)
-        self._bogd_setup(self.B, self.eta, self.lam,
-                         -1.0 if self.gamma is None else self.gamma, self._nonuniform,
-                         self.clip == "rescale")
 
     _extras_fields = BOGDCore._state_fields
 
@@ -372,17 +353,18 @@ class NORMAReplace(_Budgeted, OnlineLearner, NORMAReplaceCore):
     ``tests/fixtures/r/selection/r_norma.csv``.
     """
 
-    def __init__(self, kernel=None, *, B=200, eta=0.05, lam=0.1, nu=0.5, epsilon=0.001,
-                 cycle="r", seed=None):
-        self.kernel = check_kernel(kernel)
-        self.B = check_int(B, "B", low=2, high=2 ** 31 - 1)
-        self.eta, _, self.lam = check_sgd_rate(eta, "constant", lam)
-        self.nu = check_real(nu, "nu", low=0, high=1)
-        self.epsilon = check_real(epsilon, "epsilon", low=0)
-        self.cycle = check_choice(cycle, "cycle", {"r": None, "all": None})
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, False)
-        self._nr_setup(self.B, self.B - 1 if self.cycle == "r" else self.B, self.eta,
-                       self.lam, self.nu, self.epsilon)
+    B = Int(200, low=2, high=INT_MAX, role="budget")
+    eta = Real(0.05, low=0, low_open=True)
+    lam = Real(0.1, low=0)
+    nu = Real(0.5, low=0, high=1)
+    epsilon = Real(0.001, low=0)
+    cycle = Choice("r", {"r": False, "all": True}, core="cycle_all")
+    seed = Seed()
+
+    def _check_params(self):
+        check_decay(self.eta, self.lam)
+
+    def _classifies(self):
+        return False
 
     _extras_fields = NORMAReplaceCore._state_fields

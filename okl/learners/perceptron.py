@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._validation import CLASSIFICATION_LOSSES, LOSS_CODES, check_choice, check_seed, check_sgd_rate
-from okl.kernels import Gaussian, Laplacian, check_kernel
+from okl._validation import CLASSIFICATION_LOSSES, LOSS_CODES, check_decay
+from okl.kernels import Gaussian, Laplacian
+from okl.params import Choice, KernelParam, Real, Seed
 from okl.learners._perceptron import KernelOGDCore, PerceptronCore
 from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
@@ -37,13 +38,8 @@ class Perceptron(KernelExpansion, OnlineLearner, PerceptronCore):
     ``Trace.losses`` holds the Perceptron loss ``max(0, -y_t f_t(x_t))``.
     """
 
-    def __init__(self, kernel=None, *, seed=None):
-        self.kernel = check_kernel(kernel)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, True)
-
-
-_LOSSES = LOSS_CODES
+    kernel = KernelParam()
+    seed = Seed()
 
 
 @register_learner(
@@ -79,14 +75,18 @@ class KernelOGD(KernelExpansion, OnlineLearner, KernelOGDCore):
         Unused (deterministic); kept for a uniform API.
     """
 
-    def __init__(self, kernel=None, *, loss="hinge", eta=0.5, schedule="constant", lam=0.0,
-                 seed=None):
-        self.kernel = check_kernel(kernel)
-        self.loss = check_choice(loss, "loss", _LOSSES)
-        self.eta, self.schedule, self.lam = check_sgd_rate(eta, schedule, lam)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, self.loss in CLASSIFICATION_LOSSES)
-        self._ogd_setup(_LOSSES[self.loss], self.eta, self.lam, self.schedule == "sqrt")
+    kernel = KernelParam()
+    loss = Choice("hinge", LOSS_CODES, core="loss_kind")
+    eta = Real(0.5, low=0, low_open=True)
+    schedule = Choice("constant", {"constant": False, "sqrt": True}, core="sqrt_schedule")
+    lam = Real(0.0, low=0)
+    seed = Seed()
+
+    def _check_params(self):
+        check_decay(self.eta, self.lam)
+
+    def _classifies(self):
+        return self.loss in CLASSIFICATION_LOSSES
 
     @property
     def coefficients(self) -> np.ndarray:
