@@ -17,15 +17,140 @@ import sys
 import time
 from pathlib import Path
 
-# argument parsing lives below both this module and okl.experiments (no import circle)
-from okl.experiments.args import KERNELS, SYNTHETIC
-from okl.experiments.args import add_data_arguments as _add_data_arguments
-from okl.experiments.args import add_learner_arguments as _add_learner_arguments
-from okl.experiments.args import assignments as _assignments
-from okl.experiments.args import dataset_names as _dataset_names
-from okl.experiments.args import jobs as _jobs
-from okl.experiments.args import positive_int as _positive_int
-from okl.experiments.args import stream as _stream
+from okl.datasets.streams import SYNTHETIC
+from okl.kernels import KERNELS
+
+
+# ----------------------------------------------------------------------------------
+# Arguments: every argparse field is read here, and only here; the library below takes
+# values (okl.learners.build, okl.datasets.stream, okl.experiments.*)
+# ----------------------------------------------------------------------------------
+
+def _positive_int(text: str) -> int:
+    """An argparse ``type``: ``"3"`` -> 3; ``"0"``, ``"-1"`` and ``"x"`` are usage errors
+    that name the option (``--rounds``), not the library parameter it feeds."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _jobs(text: str) -> int:
+    """An argparse ``type`` for ``--jobs``: joblib's worker count, a nonzero integer
+    (``-1``: every core).  ``"0"`` was joblib's ``n_jobs == 0 in Parallel has no
+    meaning`` after ``okl sweep`` had created its journal, which then refused the next
+    sweep; it is a usage error naming the option."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"must be a nonzero integer (worker processes; -1: "
+                                         f"every core), got {text!r}")
+    return value
+
+
+def _assignments(items, *, lists: bool) -> dict:
+    """``["lam=0.1,1", "tau=100"]`` -> ``{"lam": ["0.1", "1"], "tau": ["100"]}`` (or the
+    texts alone): the values stay text, for the learner's declarations to parse
+    (:func:`okl.learners.parse_params`)."""
+    out = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"a parameter is NAME=VALUE, got {item!r}")
+        out[name.strip()] = [v.strip() for v in value.split(",")] if lists else value.strip()
+    return out
+
+
+def _dataset_names(values) -> list[str] | None:
+    """``--datasets a9a magic04`` or ``--datasets a9a,magic04`` -> ``["a9a", "magic04"]``
+    (``None`` when not given)."""
+    if not values:
+        return None
+    out = []
+    for v in values:
+        out += [s.strip() for s in str(v).split(",") if s.strip()]
+    return out or None
+
+
+def _add_data_arguments(parser):
+    """``--data``, ``--download``, ``--rounds``, ``--features``, ``--seed``."""
+    parser.add_argument("--data", default="xor",
+                        help="a LIBSVM/CSV file (CSV: the label in the last column, numeric "
+                             "and binary), a benchmark dataset name (a9a, w8a, magic04, ...) "
+                             "or a synthetic stream: " + ", ".join(SYNTHETIC) + " (default xor)")
+    parser.add_argument("--download", action="store_true",
+                        help="download a benchmark dataset that is not cached yet")
+    parser.add_argument("--rounds", type=_positive_int, default=20_000,
+                        help="synthetic stream length (default %(default)s)")
+    parser.add_argument("--features", type=_positive_int, default=10,
+                        help="synthetic stream dimension (default 10)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed (default 0)")
+
+
+def _add_learner_arguments(parser):
+    """``--kernel``, ``--sigma``, ``--degree``, ``-p NAME=VALUE`` (``okl run``, ``bounds``)."""
+    parser.add_argument("--kernel", choices=KERNELS, default="gaussian",
+                        help="the learner's kernel (default gaussian)")
+    parser.add_argument("--sigma", type=float, default=None,
+                        help="Gaussian/Laplacian width (default 1; the same as -p sigma=...)")
+    parser.add_argument("--degree", type=int, default=None,
+                        help="polynomial degree (default 2; the same as -p degree=...)")
+    parser.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
+                        help="a learner or kernel parameter, e.g. -p lam=0.01 -p tau=500 "
+                             "(repeatable; a kernel's parameter, as sigma, is the kernel's: "
+                             "a learner's own parameter of that name is -p learner.sigma=...)")
+
+
+def _stream(args):
+    """``(X, y, description)`` of the data arguments."""
+    from okl.datasets import stream
+
+    return stream(args.data, download=args.download, rounds=args.rounds,
+                  features=args.features, seed=args.seed)
+
+
+def _kernel_options(args) -> dict:
+    """The kernel parameters given as options (``--sigma``, ``--degree``), as text."""
+    return {name: str(value) for name, value in
+            (("sigma", getattr(args, "sigma", None)), ("degree", getattr(args, "degree", None)))
+            if value is not None}
+
+
+def _learner_maker(args):
+    """``make(seed=None, budget=None)``: the learner of ``--learner``, ``-p``, the kernel
+    options and ``--seed``, through the one factory (:func:`okl.learners.build`); another
+    seed or budget for ``okl bounds --seeds / --rate-budgets``."""
+    from okl import learners
+    from okl.kernels import make_kernel, parse_kernel_param
+
+    texts = _assignments(args.param, lists=False)
+    mine, kernel_texts = learners.split_params(args.learner, args.kernel, texts)
+    options = _kernel_options(args)
+    given = {**(options if "kernel" in learners.roles(learners.learner_class(args.learner), mine)
+                else {}), **kernel_texts}
+    kernel = None
+    if "kernel" in learners.roles(learners.learner_class(args.learner), mine):
+        names = KERNELS[args.kernel][1]
+        for name in given:
+            if name not in names:
+                raise ValueError(f"--{name}: the {args.kernel} kernel takes "
+                                 f"{list(names) or 'no parameters'}")
+        kernel = make_kernel(args.kernel, **{k: parse_kernel_param(k, v)
+                                             for k, v in given.items()})
+    params = learners.parse_params(learners.learner_class(args.learner), mine)
+
+    def make(seed=None, budget=None):
+        return learners.build(args.learner, params, kernel=kernel,
+                              seed=args.seed if seed is None else seed, budget=budget)
+
+    make(seed=args.seed)          # every check, before anything is read or run
+    return make
 
 
 def _plain_text(text: str) -> str:
@@ -261,11 +386,9 @@ def _list_learners() -> int:
 
 
 def _run(args) -> int:
-    from okl.experiments.args import learner_from_args
-
     if args.list:
         return _list_learners()
-    learner = learner_from_args(args)
+    learner = _learner_maker(args)()
     for path in (args.json, args.trace):  # as sweep/bounds/plot do, and before the run:
         if path:                          # a missing directory failed only after it
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -358,15 +481,11 @@ def _trace_labels(traces: dict) -> dict:
 
 
 def _sweep(args) -> int:
-    from okl import learners
     from okl.experiments import sweep as sw
 
     grid = {"learner": args.learner, "kernel": args.kernel.split(",")}
     grid.update(_assignments(args.param, lists=True))
-    from okl.experiments.args import check_required
-
-    for name in args.learner:      # before the data is read and the journal is made
-        check_required(learners.learner_class(name), grid)
+    sw.configurations(grid)        # every check, before the data is read and the journal made
     X, y, source = _stream(args)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -403,6 +522,30 @@ def _sweep(args) -> int:
     print(sw.format_table(summary))
     print(f"wrote {out}.csv, {out}-summary.csv, {out}-summary.json")
     return 0
+
+
+def _bounds(args) -> int:
+    from okl.experiments.bounds import command
+
+    make = _learner_maker(args)
+    X, y, source = _stream(args)
+    U = None
+    if args.U is not None:
+        try:
+            U = [float(v) for v in args.U.split(",")]
+        except ValueError:
+            raise ValueError(f"--U takes comma-separated radii, got {args.U!r}") from None
+    budgets = None
+    if args.rate_budgets is not None:
+        try:
+            budgets = [int(v) for v in args.rate_budgets.split(",")]
+        except ValueError:
+            raise ValueError(f"--rate-budgets takes comma-separated integers, got "
+                             f"{args.rate_budgets!r}") from None
+    return command(make, X, y, source, prefix=args.prefix, U=U, max_rounds=args.max_rounds,
+                   comparator=args.comparator, subset=args.subset, delta=args.delta,
+                   seeds=args.seeds, rate=args.rate, rate_t0=args.rate_t0,
+                   rate_budgets=budgets, plot=args.plot, json_path=args.json)
 
 
 def _journal_runs(path) -> int:
@@ -469,9 +612,7 @@ def _main(args) -> int:
         if args.command == "plot":
             return _plot(args)
         if args.command == "bounds":
-            from okl.experiments.bounds import command as bounds_command
-
-            return bounds_command(args)
+            return _bounds(args)
         if args.command == "reproduce":
             return _reproduce(args)
     except (ValueError, FileNotFoundError, ConnectionError) as exc:

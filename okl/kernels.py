@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 
 __all__ = ["Kernel", "Gaussian", "Polynomial", "Linear", "Laplacian", "check_kernel",
-           "check_kernels", "gaussian_family", "KERNELS", "make_kernel"]
+           "check_kernels", "gaussian_family", "KERNELS", "make_kernel", "parse_kernel_param"]
 
 #: the kernels by the names the command line and sweeps use: name -> (class name, the
 #: parameters a grid may set).  This module loads no NumPy (``okl --help`` reads it).
@@ -45,6 +45,17 @@ def make_kernel(name: str = "gaussian", **params) -> "Kernel":
     if extra:
         raise ValueError(f"kernel {key!r} takes {list(names)}, not {extra}")
     return globals()[cls_name](**params)
+
+
+def parse_kernel_param(name: str, text: str):
+    """The value of a kernel parameter given as text on the command line (``degree`` is
+    an integer, the others reals); ``ValueError`` naming it otherwise."""
+    kind = int if name == "degree" else float
+    try:
+        return kind(text)
+    except ValueError:
+        what = "an integer" if kind is int else "a real number"
+        raise ValueError(f"the kernel's {name} must be {what}, got {text!r}") from None
 
 # kinds understood by okl._core (see KERNEL_* in _core.pxd)
 _GAUSSIAN, _POLYNOMIAL, _LINEAR, _LAPLACIAN = 0, 1, 2, 3

@@ -173,19 +173,51 @@ def test_reproduce_datasets_take_commas_as_well(monkeypatch, tmp_path, capsys):
         assert seen["name"] == "pomdr-table2" and seen["datasets"] == ["a9a", "magic04"]
 
 
-def test_p_sigma_points_at_the_kernel_option(capsys):
-    """``okl sweep -p sigma=1,2`` sets the kernel width, so a user types ``okl run -p
-    sigma=2``: for a learner without its own sigma the error names ``--sigma 2``; for
-    NORMA (whose own sigma is the Huber width) a warning says which sigma it set."""
-    assert cli.main(["run", "-p", "sigma=2", "--rounds", "50"]) == 2
-    err = capsys.readouterr().err
-    assert "Perceptron takes no parameter(s) ['sigma']" in err and "--sigma 2" in err
+def test_p_sigma_is_the_kernel_width_in_every_command(capsys, tmp_path):
+    """One meaning of ``-p sigma`` (okl.learners.split_params): a bare kernel parameter is
+    the kernel's in ``run``, ``sweep`` and ``bounds`` alike, NORMA's own sigma (its Huber
+    width) is ``-p learner.sigma``, and a learner without a kernel is told it takes no
+    sigma."""
+    assert cli.main(["run", "-p", "sigma=2", "--rounds", "50", "--no-progress"]) == 0
+    assert "Perceptron(kernel=Gaussian(sigma=2.0), seed=0)" in capsys.readouterr().out
+    assert cli.main(["run", "--learner", "NORMA", "-p", "sigma=2", "--rounds", "50",
+                     "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "kernel=Gaussian(sigma=2.0)" in out and "sigma=1.0," in out   # NORMA's own: default
+    assert cli.main(["run", "--learner", "NORMA", "-p", "learner.sigma=0.5", "-p",
+                     "kernel.sigma=3", "--rounds", "50", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "kernel=Gaussian(sigma=3.0)" in out and "sigma=0.5," in out
     assert cli.main(["run", "--learner", "LKMBooks", "-p", "sigma=2", "-p", "B=10"]) == 2
-    assert "--sigma" not in capsys.readouterr().err      # no kernel parameter to point at
-    with pytest.warns(UserWarning, match="NORMA's own parameter sigma, not the kernel"):
-        assert cli.main(["run", "--learner", "NORMA", "-p", "sigma=2", "--rounds", "50",
-                         "--no-progress"]) == 0
-    assert "sigma=2.0" in capsys.readouterr().out
+    assert "LKMBooks takes no parameter(s) ['sigma']" in capsys.readouterr().err
+    assert cli.main(["run", "-p", "kernel.degree=2"]) == 2
+    assert "the gaussian kernel takes ['sigma']" in capsys.readouterr().err
+    out_prefix = tmp_path / "s"
+    assert cli.main(["sweep", "--learner", "NORMA", "--learner", "Perceptron", "-p",
+                     "sigma=1,2", "--rounds", "60", "--no-progress", "--out",
+                     str(out_prefix)]) == 0
+    import csv
+
+    rows = list(csv.DictReader(open(f"{out_prefix}.csv")))
+    assert sorted({(r["learner"], r["sigma"]) for r in rows}) == [
+        ("NORMA", "1.0"), ("NORMA", "2.0"), ("Perceptron", "1.0"), ("Perceptron", "2.0")]
+
+
+def test_p_values_are_parsed_by_the_declarations(capsys):
+    """``-p B=12`` is the integer 12 (okl.params), not a guess; a wrong type or range is
+    named before anything runs."""
+    assert cli.main(["run", "--learner", "BOGD", "-p", "B=12", "--rounds", "40",
+                     "--no-progress"]) == 0
+    assert "B=12," in capsys.readouterr().out
+    assert cli.main(["run", "--learner", "BOGD", "-p", "B=1.5"]) == 2
+    assert "B must be an integer, got '1.5'" in capsys.readouterr().err
+    assert cli.main(["run", "--learner", "BOGD", "-p", "B=0"]) == 2
+    assert "B must be in [1, 2147483647], got 0" in capsys.readouterr().err
+    assert cli.main(["run", "--learner", "BOGD", "-p", "gamma=None", "--rounds", "40",
+                     "--no-progress"]) == 0
+    assert "gamma=None" in capsys.readouterr().out
+    assert cli.main(["run", "--learner", "BOGD", "-p", "clip=nope"]) == 2
+    assert "clip must be one of ['element', 'rescale'], got 'nope'" in capsys.readouterr().err
 
 
 ADVICE = ("the command line reads numeric binary labels only (a benchmark such as magic04 "

@@ -16,7 +16,7 @@ import pytest
 
 import okl
 from okl import cli
-from okl.experiments.args import SYNTHETIC
+from okl.datasets.streams import SYNTHETIC
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

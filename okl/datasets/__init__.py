@@ -10,20 +10,58 @@ uniform row draws, feature selection, scaling, adversarial rescaling, each step 
 where its rule comes from); ``iter_chunks`` reads a file in blocks (streams larger than
 memory).
 """
-from okl.datasets.drifting import bayes_log_odds, drifting_mixture
-from okl.datasets.files import load_csv, load_libsvm
-from okl.datasets.chunks import scan
-from okl.datasets.fetch import (DATASETS, ChecksumError, DatasetNotFoundError, DownloadError,
-                                RemoteDataset, Source, available, data_home, fetch_file,
-                                iter_chunks, load, load_rows)
-from okl.datasets.paper_data import (PAPERS, PaperData, PaperDataset, paper_data,
-                                     paper_datasets)
-from okl.datasets.synthetic import ADVERSARIAL_SCALE, adversarial_rescaling, xor_stream
-from okl.datasets.spectral import SpectralStream, prescribed_spectrum, spectral_stream
+# Names are imported on first use (PEP 562), as in ``okl``: ``okl --help`` reads
+# ``okl.datasets.streams.SYNTHETIC`` without loading NumPy.
+_LAZY = {
+    "bayes_log_odds": "okl.datasets.drifting",
+    "drifting_mixture": "okl.datasets.drifting",
+    "load_csv": "okl.datasets.files",
+    "load_libsvm": "okl.datasets.files",
+    "scan": "okl.datasets.chunks",
+    "DATASETS": "okl.datasets.fetch",
+    "ChecksumError": "okl.datasets.fetch",
+    "DatasetNotFoundError": "okl.datasets.fetch",
+    "DownloadError": "okl.datasets.fetch",
+    "RemoteDataset": "okl.datasets.fetch",
+    "Source": "okl.datasets.fetch",
+    "available": "okl.datasets.fetch",
+    "data_home": "okl.datasets.fetch",
+    "fetch_file": "okl.datasets.fetch",
+    "iter_chunks": "okl.datasets.fetch",
+    "load": "okl.datasets.fetch",
+    "load_rows": "okl.datasets.fetch",
+    "PAPERS": "okl.datasets.paper_data",
+    "PaperData": "okl.datasets.paper_data",
+    "PaperDataset": "okl.datasets.paper_data",
+    "paper_data": "okl.datasets.paper_data",
+    "paper_datasets": "okl.datasets.paper_data",
+    "ADVERSARIAL_SCALE": "okl.datasets.synthetic",
+    "adversarial_rescaling": "okl.datasets.synthetic",
+    "xor_stream": "okl.datasets.synthetic",
+    "SpectralStream": "okl.datasets.spectral",
+    "prescribed_spectrum": "okl.datasets.spectral",
+    "spectral_stream": "okl.datasets.spectral",
+    "SYNTHETIC": "okl.datasets.streams",
+    "stream": "okl.datasets.streams",
+}
 
 __all__ = ["xor_stream", "drifting_mixture", "bayes_log_odds", "load_libsvm", "spectral_stream",
            "prescribed_spectrum", "SpectralStream", "load_csv", "load", "available",
            "fetch_file", "data_home", "DATASETS", "RemoteDataset", "Source",
            "DatasetNotFoundError", "DownloadError", "ChecksumError", "adversarial_rescaling",
            "ADVERSARIAL_SCALE", "load_rows", "iter_chunks", "scan", "paper_data",
-           "paper_datasets", "PaperData", "PaperDataset", "PAPERS"]
+           "paper_datasets", "PaperData", "PaperDataset", "PAPERS", "stream", "SYNTHETIC"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'okl.datasets' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -229,27 +229,17 @@ class LearnerSpec:
 
 
 def build_learner(spec: LearnerSpec, params: dict, *, kernel, seed, settings: dict):
-    """A fresh learner of ``spec`` with the grid point ``params`` (see :class:`LearnerSpec`)."""
-    from okl import learners, registry
+    """A fresh learner of ``spec`` with the grid point ``params`` (see :class:`LearnerSpec`),
+    through the one factory :func:`okl.learners.build` (the kernel, the seed and the
+    horizon ``settings["T"]`` go to the parameters with those roles)."""
+    from okl.learners import build
 
-    cls = learners.learner_class(spec.learner)
-    names = registry.parameter_names(cls, params)
     kwargs = dict(spec.fixed)
     kwargs.update({k: settings[k] for k in spec.settings if k in settings})
     if spec.derive is not None:
         kwargs.update(spec.derive(settings))
     kwargs.update(params)
-    if "kernel" in names and "kernel" not in kwargs:
-        kwargs["kernel"] = kernel
-    if "seed" in names:
-        kwargs["seed"] = seed
-    if "T" in names and "T" not in kwargs and settings.get("T") is not None:
-        kwargs["T"] = settings["T"]
-    unknown = sorted(set(kwargs) - set(names))
-    if unknown:
-        raise ValueError(f"{spec.learner} takes no parameter(s) {unknown}; its parameters: "
-                         f"{list(names)}")
-    return cls(**kwargs)
+    return build(spec.learner, kwargs, kernel=kernel, seed=seed, horizon=settings.get("T"))
 
 
 def make_own(name: str, params: dict, *, seed, kernel, **settings):

@@ -80,14 +80,8 @@ class Config:
     kernel_params: tuple   # sorted (name, value) pairs
 
     def build(self, seed):
-        cls = learner_class(self.learner)
-        params = dict(self.params)
-        names = parameter_names(cls, params)
-        if "kernel" in names:
-            params["kernel"] = make_kernel(self.kernel, **dict(self.kernel_params))
-        if "seed" in names:
-            params["seed"] = seed
-        return cls(**params)
+        kernel = make_kernel(self.kernel, **dict(self.kernel_params)) if self.kernel else None
+        return learners.build(self.learner, dict(self.params), kernel=kernel, seed=seed)
 
     def as_dict(self) -> dict:
         out = {"learner": self.learner, "kernel": self.kernel}
@@ -97,11 +91,19 @@ class Config:
 
 
 def configurations(grid) -> list[Config]:
-    """The distinct configurations of ``grid`` (see the module docstring), in grid order."""
+    """The distinct configurations of ``grid`` (see the module docstring), in grid order.
+
+    Each point's keys are shared between the learner and its kernel by the one rule of
+    :func:`okl.learners.split_params` (``kernel.NAME``, ``learner.NAME``; a bare name is
+    the kernel's when the kernel takes it); values given as text (``okl sweep -p``) are
+    parsed by the parameters' declarations."""
     # imported here: workers that unpickle run_one need not import scikit-learn
     from sklearn.model_selection import ParameterGrid
 
+    from okl.kernels import parse_kernel_param
+
     seen, out = set(), []
+    accepted = _accepted_anywhere(grid)
     for point in ParameterGrid(grid):
         point = dict(point)
         if "learner" not in point:
@@ -111,16 +113,18 @@ def configurations(grid) -> list[Config]:
         kernel = str(point.pop("kernel", "gaussian")).lower()
         if kernel not in KERNEL_PARAMS:
             raise ValueError(f"unknown kernel {kernel!r}; kernels: {sorted(KERNEL_PARAMS)}")
-        unknown = sorted(k for k in point if k not in _ALL_KERNEL_PARAMS
-                         and k not in _accepted_anywhere(grid))
+        unknown = sorted(k for k in point if k.partition(".")[2 if "." in k else 0]
+                         not in _ALL_KERNEL_PARAMS | accepted)
         if unknown:
             raise ValueError(f"no learner of the grid takes parameter(s) {unknown}")
-        names = parameter_names(cls, point)
-        uses_kernel = "kernel" in names
-        kparams = tuple(sorted((k, v) for k, v in point.items()
-                               if uses_kernel and k in KERNEL_PARAMS[kernel]))
-        lparams = tuple(sorted((k, v) for k, v in point.items()
-                               if k in names and k not in ("kernel", "seed")))
+        mine, theirs = learners.split_params(entry.name, kernel, point)
+        names = parameter_names(cls, mine)
+        uses_kernel = "kernel" in learners.roles(cls, mine)
+        kparams = tuple(sorted((k, parse_kernel_param(k, v) if isinstance(v, str) else v)
+                               for k, v in theirs.items()))
+        mine = learners.parse_params(cls, {k: v for k, v in mine.items() if k in names})
+        lparams = tuple(sorted((k, v) for k, v in mine.items()
+                               if k not in ("kernel", "seed")))
         config = Config(entry.name, lparams, kernel if uses_kernel else "", kparams)
         if config not in seen:
             config.build(0)            # constructor validation, before anything runs
@@ -155,9 +159,13 @@ def run_one(config: Config, X, y, permutation: int, seed: int = 0, timing: bool 
         del row["seconds"]
     if trace.is_classification:
         row["mistake_rate"] = trace.mistake_rate
+    config_keys = set(row)
     for key, value in trace.extras.items():
         if isinstance(value, (bool, int, float, np.integer, np.floating)):
-            row[key] = value.item() if isinstance(value, np.generic) else value
+            # an extra named as a column of the configuration (NORMA's adapted sigma
+            # beside the kernel's sigma) is the learned value: key_, as fitted attributes
+            name = f"{key}_" if key in config_keys else key
+            row[name] = value.item() if isinstance(value, np.generic) else value
     return row
 
 

@@ -22,7 +22,8 @@ from okl.learners.experts import MSMW, OSMD, ExpertsTrace, Hedge  # noqa: E402
 from okl.learners.budgets import MemoryBudget, TimeBudget  # noqa: E402
 from okl.learners.online_to_batch import OnlineToBatch, hypothesis_risks  # noqa: E402
 from okl.learners.python import PythonLearner  # noqa: E402
-from okl.learners.catalog import entries, get, learner_class, names  # noqa: E402,F401
+from okl.learners.catalog import (build, entries, get, learner_class, names, parse_params,  # noqa: E402,F401
+                                  roles, split_params)
 
 #: exported names that are not stream learners
 BUILDING_BLOCKS = ["OnlineLearner", "PythonLearner", "OnlineToBatch", "hypothesis_risks",

@@ -16,7 +16,8 @@ from okl import registry
 from okl.learners.base import OnlineLearner
 from okl.registry import _REGISTRY, TASKS, LearnerEntry, _qualname
 
-__all__ = ["entries", "names", "get", "learner_class"]
+__all__ = ["entries", "names", "get", "learner_class", "build", "roles", "parse_params",
+           "declarations", "implementation", "check_required", "split_params"]
 
 
 def entries() -> dict[str, LearnerEntry]:
@@ -113,3 +114,172 @@ def _import_class(spec: str):
         except AttributeError:
             raise ValueError(f"learner {spec!r}: module {target!r} has no {attr!r}") from None
     return cls
+
+
+# ----------------------------------------------------------------------------------
+# The one way to build a learner
+# ----------------------------------------------------------------------------------
+
+#: the parameter names that stand for a role in a class without declarations (a
+#: learner of your own whose constructor is read from its signature)
+CONVENTIONAL_ROLES = {"kernel": "kernel", "kernels": "kernels", "seed": "seed",
+                      "horizon": "T", "budget": "B"}
+
+
+def implementation(cls, params=()):
+    """The class whose constructor takes ``params``: ``cls`` itself, or for a dispatching
+    class (``PKAWV(basis=...)``) the implementation ``params["basis"]`` selects."""
+    if cls._param_names:
+        return cls
+    chosen = {k: v for k, v in dict(params).items() if k == "basis"}
+    return type(cls.__new__(cls, **chosen))
+
+
+def declarations(cls, params=()) -> dict:
+    """``{name: okl.params.Param}`` of learner class ``cls`` (of the implementation
+    ``params`` select): ``{}`` for a class that declares none."""
+    from okl.params import declared
+
+    return declared(implementation(cls, params))
+
+
+def roles(cls, params=()) -> dict:
+    """``{role: parameter name}`` of ``cls``: its declared roles, or for a class without
+    declarations the conventional names its constructor has (``kernel``, ``seed``,
+    ``T`` for the horizon, ``B`` for the budget)."""
+    impl = implementation(cls, params)
+    decl = declarations(impl)
+    if decl:
+        out = {}
+        for name, p in decl.items():
+            if p.role is not None:
+                out.setdefault(p.role, name)
+        return out
+    names = registry.parameter_names(impl)
+    return {role: name for role, name in CONVENTIONAL_ROLES.items() if name in names}
+
+
+def parse_params(cls, texts: dict) -> dict:
+    """The values of ``-p NAME=TEXT`` for learner class ``cls``, each parsed and checked
+    by its declaration (``{"B": "12"}`` -> ``{"B": 12}``; ``"B=1.5"`` and ``"B=0"`` are
+    a ``ValueError`` naming ``B`` and its range).  A parameter without a declaration (a
+    learner of your own read from its signature) is read as its default's type (an
+    ``int`` default reads an integer, a ``float`` one a real, a ``bool`` one true/false)
+    or, with no default to go by, as a Python literal."""
+    import inspect
+
+    from okl.params import Flag, Int, Param, Real
+
+    out = dict(texts)
+    impl = implementation(cls, {k: v for k, v in texts.items() if k == "basis"})
+    decl = declarations(impl)
+    sig = None if decl else inspect.signature(impl)
+    for name, text in texts.items():
+        if not isinstance(text, str):
+            continue
+        p = decl.get(name)
+        if p is None and sig is not None and name in sig.parameters:
+            default = sig.parameters[name].default
+            kind = (Flag if isinstance(default, bool) else Int if isinstance(default, int)
+                    else Real if isinstance(default, float) else Param)
+            p = kind(default)
+            p.name = name
+            p.none = "allowed" if default is None else None
+        if p is not None:
+            out[name] = p.parse(text)
+    return out
+
+
+def build(learner, params=None, *, kernel=None, seed=None, horizon=None, budget=None):
+    """A fresh learner: the one way okl builds one (``okl run``, ``sweep``, ``bounds``,
+    ``reproduce`` and the Python API alike).
+
+    Parameters
+    ----------
+    learner : str or class
+        A registered name (case-insensitive; an alias), an import path
+        ``module:Class`` / ``file.py:Class``, or a learner class.
+    params : dict
+        Constructor parameters.  Values given as text (the command line's ``-p``) are
+        parsed by the parameters' declarations (:func:`parse_params`).
+    kernel, seed, horizon, budget
+        Given to the parameter with that role (``okl.params``; for a class without
+        declarations: ``kernel``, ``seed``, ``T``, ``B``), when the learner has one:
+        ``kernel``, ``seed`` and ``horizon`` unless ``params`` sets it already,
+        ``budget`` always (``okl bounds --rate-budgets`` varies it).  ``budget`` for a
+        learner without a budget is a ``ValueError``; the others are skipped.
+
+    A parameter the learner does not take is a ``ValueError`` listing those it does;
+    so is a required parameter that is missing (naming ``-p NAME=VALUE``).
+    """
+    entry = get(learner)
+    cls = entry.cls
+    params = dict(params or {})
+    params = parse_params(cls, params)
+    names = registry.parameter_names(cls, params)
+    have = roles(cls, params)
+    for role, value in (("kernel", kernel), ("seed", seed), ("horizon", horizon)):
+        name = have.get(role)
+        if value is not None and name is not None and name not in params:
+            params[name] = value
+    if budget is not None:
+        name = have.get("budget")
+        if name is None:
+            raise ValueError(f"{entry.name} has no budget parameter (a parameter with the "
+                             f"role 'budget', okl.params)")
+        params[name] = budget
+    unknown = sorted(set(params) - set(names))
+    if unknown:
+        raise ValueError(f"{entry.name} takes no parameter(s) {unknown}; its parameters: "
+                         f"{list(names)}")
+    check_required(implementation(cls, params), params)
+    return cls(**params)
+
+
+def check_required(cls, given) -> None:
+    """A ``ValueError`` naming ``-p NAME=VALUE`` for each parameter of learner class
+    ``cls`` that has no default and is not in ``given`` (``okl run --learner Ahpatron``
+    was a ``TypeError`` traceback: ``missing 1 required keyword-only argument: 'B'``)."""
+    import inspect
+
+    missing = [p.name for p in inspect.signature(cls).parameters.values()
+               if p.default is p.empty and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+               and p.name not in given]
+    if missing:
+        raise ValueError(f"{cls.__name__} has no default for {', '.join(missing)}: give "
+                         + " ".join(f"-p {m}=VALUE" for m in missing))
+
+
+def split_params(learner, kernel: str | None, params: dict) -> tuple[dict, dict]:
+    """``-p NAME=VALUE`` shared between a learner and its kernel: ``(learner's, kernel's)``.
+
+    One rule everywhere (``okl run``, ``sweep``, ``bounds``, ``reproduce``):
+    ``kernel.NAME`` is the kernel's parameter, ``learner.NAME`` the learner's, and a bare
+    ``NAME`` is the kernel's when the learner takes a kernel and that kernel (``kernel``,
+    a name of :data:`okl.kernels.KERNELS`) has a parameter of that name (``sigma`` of a
+    Gaussian or Laplacian kernel; ``degree``, ``gamma``, ``coef0`` of a polynomial one),
+    otherwise the learner's.  So ``-p sigma=2`` is the Gaussian width whatever the
+    learner, and NORMA's own ``sigma`` (its Huber loss) is ``-p learner.sigma=0.5``.
+    """
+    from okl.kernels import KERNELS
+
+    cls = get(learner).cls
+    has_kernel = "kernel" in roles(cls, params)
+    kernel_names = KERNELS[kernel][1] if (has_kernel and kernel in KERNELS) else ()
+    mine, theirs = {}, {}
+    for name, value in params.items():
+        prefix, dot, rest = name.partition(".")
+        if dot and prefix == "kernel":
+            if not has_kernel:
+                raise ValueError(f"-p {name}: {get(learner).name} takes no kernel")
+            if rest not in kernel_names:
+                raise ValueError(f"-p {name}: the {kernel} kernel takes "
+                                 f"{list(kernel_names) or 'no parameters'}")
+            theirs[rest] = value
+        elif dot and prefix == "learner":
+            mine[rest] = value
+        elif name in kernel_names:
+            theirs[name] = value
+        else:
+            mine[name] = value
+    return mine, theirs

@@ -450,7 +450,8 @@ def rate_report(make_learner, X, y, *, T0=None, budgets=None, level=0.05, **kw) 
 
     In ``T``: :func:`bounds_report` on the prefixes ``T0, 2 T0, 4 T0, ... <= T`` (a fresh
     learner each; ``T0`` default ``max(32, T // 16)``); in ``B`` (``budgets`` given): on
-    the whole stream with ``make_learner(B=b)`` for each ``b``.  For each row, a
+    the whole stream with ``make_learner(budget=b)`` (the learner's budget parameter,
+    whatever its name) for each ``b``.  For each row, a
     least-squares line through ``(log n, log measured)`` (``scipy.stats.linregress``) with
     its two-sided ``1 - level`` t interval, and the same fit of the bound (of an order
     row, its ``inputs["order"]``: the stated rate at constant 1).  The bound's exponent is
@@ -482,7 +483,7 @@ def rate_report(make_learner, X, y, *, T0=None, budgets=None, level=0.05, **kw) 
     out.append(_fit_rates(reps, points, "T", level, start))
     if budgets:
         bs = sorted({int(b) for b in budgets})
-        reps = [bounds_report(make_learner(B=b), X, y, **kw) for b in bs]
+        reps = [bounds_report(make_learner(budget=b), X, y, **kw) for b in bs]
         out.append(_fit_rates(reps, bs, "B", level, start))
     return out[0] if not budgets else out
 
@@ -556,49 +557,25 @@ def format_rates(res) -> str:
     return "\n\n".join(parts)
 
 
-def _learner_factory(args):
-    """``make(seed=None, B=None)``: the learner of the command line with another seed or
-    budget."""
-    from okl.experiments.args import learner_from_args
-
-    def make(seed=None, B=None):
-        params = list(args.param or [])
-        if B is not None:         # the budget: B, or FOGD's number of random features D
-            name = "D" if args.learner == "FOGD" else "B"
-            params = [p for p in params if not p.startswith(f"{name}=")] + [f"{name}={B}"]
-        if seed is not None:
-            params = [p for p in params if not p.startswith("seed=")]
-        a = argparse.Namespace(**{**vars(args), "param": params,
-                                  "seed": args.seed if seed is None else seed})
-        learner = learner_from_args(a)
-        return learner
-
-    return make
-
-
 # -- which theorem of which paper each learner is checked against --------------------------------
 
-#: Parameters tried, in order, to build a learner with its defaults (some need a budget).
-_DEFAULT_PARAMS = ({}, {"B": 50}, {"B": 50, "T": None}, {"M": 4})
+#: What is tried, in order, to build a learner with its defaults: nothing more, a budget
+#: of 50 (the parameter with the role "budget", for a learner that needs one), ``M = 4``.
+_DEFAULT_TRIES = ({}, {"budget": 50}, {"params": {"M": 4}})
 
 
 def default_learner(name, *, seed=0, **params):
     """``okl.<name>`` with its defaults, a Gaussian(1) kernel where it takes one, and the
-    first of ``{}``, ``{"B": 50}``, ... that it accepts (``params`` override)."""
-    import okl.learners as L
+    first of the :data:`_DEFAULT_TRIES` that it accepts (``params`` override)."""
     from okl.kernels import Gaussian
+    from okl.learners import build, learner_class, roles
 
-    cls = getattr(L, name)
+    given_budget = roles(learner_class(name), params).get("budget") in params
     last = None
-    for extra in _DEFAULT_PARAMS:
-        kw = {k: v for k, v in {**extra, **params}.items() if v is not None}
+    for extra in _DEFAULT_TRIES:
         try:
-            names = cls._param_names if hasattr(cls, "_param_names") else ()
-            if "kernel" in names:
-                kw.setdefault("kernel", Gaussian(1.0))
-            if "seed" in names:
-                kw.setdefault("seed", seed)
-            return cls(**kw)
+            return build(name, {**extra.get("params", {}), **params}, kernel=Gaussian(1.0),
+                         seed=seed, budget=None if given_budget else extra.get("budget"))
         except (TypeError, ValueError) as exc:
             last = exc
     raise ValueError(f"cannot build {name} with its defaults: {last}")
@@ -650,87 +627,69 @@ def coverage(rounds: int = 120, seed: int = 0) -> list:
     return out
 
 
-def command(args) -> int:
-    """``okl bounds``: the CLI entry point (an argparse namespace, like ``okl run``'s).
+def command(make, X, y, source: str, *, prefix=None, U=None, max_rounds=None,
+            comparator="auto", subset=None, delta=None, seeds=None, rate=False, rate_t0=None,
+            rate_budgets=None, plot=None, json_path=None) -> int:
+    """``okl bounds``: the report of the learner ``make()`` builds on ``(X, y)``, printed.
 
-    Uses ``args.learner``, ``args.param`` (``["k=v", ...]``), ``args.kernel``,
-    ``args.sigma``, ``args.degree``, the data arguments (``data``, ``download``,
-    ``rounds``, ``features``, ``seed``), ``args.plot`` (figure stem or None) and
-    ``args.json`` (path or None); optionally ``args.U`` (comma-separated radii),
-    ``args.max_rounds``, ``args.prefix`` (keep the first ``prefix`` rounds),
-    ``args.comparator`` / ``args.subset`` (see :func:`bounds_report`; ``"auto"``: the
-    subset comparator for a stream longer than :data:`MAX_ROUNDS` unless ``max_rounds``
-    was given), ``args.seeds`` (:func:`seeds_report`), ``args.rate`` / ``args.rate_t0`` /
-    ``args.rate_budgets`` (:func:`rate_report`).  Prints :func:`format_report` (or the
+    ``make(seed=None, budget=None)`` builds the learner (another seed for ``seeds``,
+    another budget -- the parameter with the role ``budget``, okl.params -- for
+    ``rate_budgets``); ``source`` names the data.  ``prefix``: keep the first rounds;
+    ``U``: comparator radii; ``max_rounds``, ``comparator`` (``"auto"``: the subset
+    comparator for a stream longer than :data:`MAX_ROUNDS` unless ``max_rounds`` was
+    given), ``subset`` and ``delta`` as in :func:`bounds_report`; ``seeds``
+    (:func:`seeds_report`); ``rate`` / ``rate_t0`` / ``rate_budgets`` (:func:`rate_report`);
+    ``plot`` (a figure stem) and ``json_path``.  Prints :func:`format_report` (or the
     seeds' / rates' table); returns 0.
     """
-    from okl.experiments.args import learner_from_args, stream
-
-    learner = learner_from_args(args)
-    X, y, source = stream(args)
-    prefix = getattr(args, "prefix", None)
+    learner = make()
     if prefix is not None:
-        prefix = int(prefix)
         if prefix < 1:
             raise ValueError(f"--prefix must be >= 1, got {prefix}")
         X, y = X[:prefix], (None if y is None else np.asarray(y)[:prefix])
         source += f" (first {X.shape[0]} rounds)"
-    U = getattr(args, "U", None)
-    if isinstance(U, str):
-        try:
-            U = [float(v) for v in U.split(",")]
-        except ValueError:
-            raise ValueError(f"--U takes comma-separated radii, got {U!r}") from None
-    max_rounds = getattr(args, "max_rounds", None)
-    comparator = getattr(args, "comparator", None) or "auto"
     if comparator == "auto":
-        # an explicit --max-rounds keeps the refusal; otherwise a long stream gets the
+        # an explicit max_rounds keeps the refusal; otherwise a long stream gets the
         # subset comparator (its rows say so)
         T = X.shape[0]
         comparator = "subset" if (max_rounds is None and T > MAX_ROUNDS) else "exact"
-    kw = dict(U=U, max_rounds=max_rounds or MAX_ROUNDS,
-              delta=getattr(args, "delta", None) or DEFAULT_DELTA, comparator=comparator,
-              subset=getattr(args, "subset", None) or DEFAULT_SUBSET)
-    seeds = getattr(args, "seeds", None)
+    kw = dict(U=U, max_rounds=max_rounds or MAX_ROUNDS, delta=delta or DEFAULT_DELTA,
+              comparator=comparator, subset=subset or DEFAULT_SUBSET)
     if seeds is not None and seeds < 2:
         raise ValueError(f"--seeds must be >= 2 (one draw is the default), got {seeds}")
-    if getattr(args, "rate", False) or getattr(args, "rate_budgets", None):
-        budgets = getattr(args, "rate_budgets", None)
-        if isinstance(budgets, str):
-            try:
-                budgets = [int(v) for v in budgets.split(",")]
-            except ValueError:
-                raise ValueError(f"--rate-budgets takes comma-separated integers, got "
-                                 f"{budgets!r}") from None
-        if budgets and "B" not in learner.get_params() and type(learner).__name__ != "FOGD":
-            raise ValueError(f"--rate-budgets: {type(learner).__name__} has no budget B")
-        res = rate_report(_learner_factory(args), X, y, T0=getattr(args, "rate_t0", None),
-                          budgets=budgets, **kw)
+    if rate or rate_budgets:
+        if rate_budgets:
+            from okl.learners import roles
+
+            if "budget" not in roles(type(learner), learner.get_params()):
+                raise ValueError(f"--rate-budgets: {type(learner).__name__} has no budget "
+                                 f"(no parameter with the role 'budget')")
+        res = rate_report(make, X, y, T0=rate_t0, budgets=rate_budgets, **kw)
         print(f"data: {source}")
         print(format_rates(res))
-        _dump(args, res)
+        _dump(json_path, res)
         return 0
     if seeds is not None:
-        res = seeds_report(_learner_factory(args), X, y, seeds, **kw)
+        res = seeds_report(make, X, y, seeds, **kw)
         res["data"] = source
         print(format_seeds(res))
-        _dump(args, res)
+        _dump(json_path, res)
         return 0
     report = bounds_report(learner, X, y, **kw)
     report.data = source
     print(format_report(report))
-    _dump(args, report.to_dict())
-    if getattr(args, "plot", None):
-        for path in plot_report(report, args.plot):
+    _dump(json_path, report.to_dict())
+    if plot:
+        for path in plot_report(report, plot):
             print(f"wrote {path}")
     return 0
 
 
-def _dump(args, obj):
-    if getattr(args, "json", None):
+def _dump(path, obj):
+    if path:
         from okl.experiments.runner import _json_safe
 
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        with open(args.json, "w") as fh:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w") as fh:
             json.dump(_json_safe(obj), fh, indent=2)
-        print(f"wrote {args.json}")
+        print(f"wrote {path}")
