@@ -1,4 +1,4 @@
-"""okl.experiments.pomdr_bounds (``okl reproduce pomdr-bounds``): quick run in a temp dir,
+"""okl.experiments.pomdr.pomdr_bounds (``okl reproduce pomdr-bounds``): quick run in a temp dir,
 its files, and its summary against a direct computation with okl + theory."""
 import json
 import math
@@ -8,7 +8,7 @@ import pytest
 
 from okl.datasets.spectral import spectral_stream
 from okl.experiments import EXPERIMENTS
-from okl.experiments.pomdr_bounds import SETTINGS, pomdr_bounds
+from okl.experiments.pomdr import SETTINGS, pomdr_bounds
 from okl.learners.pomdr import POMD, POMDR
 from theory import best_hinge_in_ball, kernel_alignment
 from theory.pomdr import delta_sequence, theorem1_exponential_bound, theorem2_bound

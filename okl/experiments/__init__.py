@@ -1,31 +1,66 @@
 """Paper reproductions, callable from Python and as ``okl reproduce NAME``.
 
-An experiment is a function ``f(out_dir, quick=False, seed=0) -> dict`` that
-writes its figures/tables under ``out_dir`` and returns a JSON-ready summary;
-``register`` makes it reachable from the command line.
+An experiment is a function ``f(out_dir, quick=False, seed=0, **options) -> dict`` that
+writes its figures and tables under ``out_dir`` and returns a JSON-ready summary, declared
+once beside its code with ``@register(NAME, paper=...)``: a paper table's function hands
+its :class:`~okl.experiments.runner.Reproduction` to the one runner
+(:func:`okl.experiments.runner.reproduce`), a figure's computes it directly.  As learners
+are found (:mod:`okl.registry`), experiments are found by importing every module of this
+package: no list names them, and a new module's experiments appear in ``okl reproduce``.
 """
 from __future__ import annotations
 
-from importlib import import_module
+import importlib
+import pkgutil
+from dataclasses import dataclass
 
 EXPERIMENTS: dict = {}
 
-# modules whose experiments register themselves on import
-_MODULES = ("okl.experiments.norma", "okl.experiments.norma_bounds", "okl.experiments.ahpatron",
-            "okl.experiments.pomdr", "okl.experiments.pomdr_bounds",
-            "okl.experiments.selection", "okl.experiments.awv")
+
+@dataclass(frozen=True)
+class ExperimentEntry:
+    """What okl knows about one experiment: its name, the paper (a key of
+    :data:`okl.registry.PAPERS`) and the function."""
+
+    name: str
+    paper: str
+    fn: object
+    #: whether a learner of your own (``--learners``) gets a starred row in its tables
+    own_learners: bool = False
+
+    @property
+    def summary(self) -> str:
+        doc = (self.fn.__doc__ or "").strip()
+        return doc.splitlines()[0].strip() if doc else self.name
 
 
-def register(name: str):
-    """Decorator: make ``f`` available as ``okl reproduce name``."""
+#: name -> ExperimentEntry
+ENTRIES: dict = {}
+
+
+def register(name: str, *, paper: str, own_learners: bool = False):
+    """Decorator: make ``f`` available as ``okl reproduce name``; ``paper`` is the
+    paper whose figure or table it reproduces (a key of :data:`okl.registry.PAPERS`);
+    ``own_learners``: its tables give a learner of your own a starred row."""
+    from okl.registry import PAPERS
+
+    if paper not in PAPERS:
+        raise ValueError(f"paper must be one of {list(PAPERS)}, got {paper!r}")
 
     def wrap(fn):
-        if name in EXPERIMENTS:
+        if name in EXPERIMENTS and EXPERIMENTS[name] is not fn:
             raise ValueError(f"experiment {name!r} is registered twice")
         EXPERIMENTS[name] = fn
+        ENTRIES[name] = ExperimentEntry(name, paper, fn, own_learners)
         return fn
 
     return wrap
+
+
+def _import_all() -> None:
+    for module in pkgutil.iter_modules(__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{module.name}")
 
 
 def table_setup(out_dir, quick, datasets, n_permutations, n_rounds, *, known,
@@ -54,9 +89,15 @@ def table_setup(out_dir, quick, datasets, n_permutations, n_rounds, *, known,
 
 
 def available() -> dict:
-    for module in _MODULES:
-        import_module(module)
+    """``{name: function}`` of every experiment (importing each module of the package)."""
+    _import_all()
     return dict(EXPERIMENTS)
+
+
+def entries() -> dict:
+    """``{name: ExperimentEntry}`` of every experiment."""
+    _import_all()
+    return dict(ENTRIES)
 
 
 def accepts(name: str, option: str) -> bool:

@@ -514,6 +514,8 @@ class Table2(_Tables):
         self.notes = type(self).notes + (SPLIT_NOTE.format(split=self.ahpatron_split),)
 
     table_learners = TABLE2_LEARNERS + EXTRA_LEARNERS
+    specs = LEARNERS
+    own_task = "classification"
     extra_learners = EXTRA_LEARNERS
 
     def paper_kernel(self, data):
@@ -672,7 +674,7 @@ def _options(rep_kwargs, options):
     return {k: options.pop(k) for k in list(options) if k in rep_kwargs}
 
 
-@register("ahpatron-table2")
+@register("ahpatron-table2", paper="ahpatron", own_learners=True)
 def ahpatron_table2(out_dir, quick: bool = False, seed: int = 0, **options) -> dict:
     """Table 2: AMR (mean +- std over permutations), budget and time per learner.
 
@@ -693,7 +695,7 @@ def ahpatron_table2(out_dir, quick: bool = False, seed: int = 0, **options) -> d
     return rn.reproduce(rep, out_dir, quick=quick, seed=seed, **options)
 
 
-@register("ahpatron-table3")
+@register("ahpatron-table3", paper="ahpatron")
 def ahpatron_table3(out_dir, quick: bool = False, seed: int = 0, **options) -> dict:
     """Table 3: ``|N_T|`` of Ahpatron (at its best ``eps``), and of AVP beside it.
 

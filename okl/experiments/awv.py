@@ -121,9 +121,6 @@ from scipy import optimize
 from okl.experiments import executor, register
 from okl.experiments import runner as rn
 from okl.kernels import Gaussian
-from okl.learners.awv import PKAWV, KernelAWV
-from okl.learners.features import FOGD
-from okl.learners.kons import ProsNKONS, SketchedKONS
 from okl.plotting import save_figure
 from theory.awv import proposition1_bound, taylor_mu, theorem3_bound
 from theory.comparators import kernel_ridge_comparator
@@ -162,20 +159,37 @@ ADVERSARIAL_LEARNERS = ("Kernel-AWV", "PKAWV M=2", "PKAWV M=3", "PKAWV M=4", "FO
                         "Pros-N-KONS", "Pros-N-KONS jgr2019", "Sketched-KONS")
 
 
+def _fogd_eta(settings):
+    return {"eta": 1.0 / math.sqrt(settings["n"])}
+
+
+#: the KONS learners of both tables: Pros-N-KONS (the NeurIPS paper's algorithm, okl's
+#: default), Pros-N-KONS as the code of Jezequel et al. (``variant="jgr2019"``, its ``mu``
+#: = its ``lbd`` = ``lambda``) and Sketched-KONS, with ``KONS``, ``KORS`` and
+#: ``SKETCHED_GAMMA``; the run's seed seeds their draws (KORS' or the sketch's)
+KONS_SPECS = {
+    "Pros-N-KONS": rn.LearnerSpec("ProsNKONS", {**KONS, **KORS}),
+    "Pros-N-KONS jgr2019": rn.LearnerSpec("ProsNKONS", {**KONS, **KORS, "mu": KONS["alpha"],
+                                                         "variant": "jgr2019"}),
+    "Sketched-KONS": rn.LearnerSpec("SketchedKONS", {**KONS, "beta": KORS["beta"],
+                                                     "gamma": SKETCHED_GAMMA}),
+}
+#: Appendix G's game: each column's learner (FOGD's step ``1/sqrt(n)``, ``n`` the game's
+#: length)
+ADVERSARIAL_SPECS = {
+    "Kernel-AWV": rn.LearnerSpec("KernelAWV", {"lam": LAM}),
+    **{f"PKAWV M={M}": rn.LearnerSpec("PKAWV", {"basis": "taylor", "M": M, "lam": LAM})
+       for M in (2, 3, 4)},
+    "FOGD": rn.LearnerSpec("FOGD", {"D": FOGD_D, "loss": "squared"}, derive=_fogd_eta),
+    **KONS_SPECS,
+}
+
+
 def kons_learner(name, kernel, seed):
-    """Pros-N-KONS (the NeurIPS paper's algorithm, okl's default), Pros-N-KONS as the code
-    of Jezequel et al. (``variant="jgr2019"``, its ``mu`` = its ``lbd`` = ``lambda``) or
-    Sketched-KONS, with ``KONS``, ``KORS`` and ``SKETCHED_GAMMA``; ``seed`` seeds the
-    draws (KORS' or the sketch's)."""
-    if name == "Pros-N-KONS":
-        return ProsNKONS(kernel, seed=seed, **KONS, **KORS)
-    if name == "Pros-N-KONS jgr2019":
-        return ProsNKONS(kernel, seed=seed, variant="jgr2019", **KONS,
-                         **{**KORS, "mu": KONS["alpha"]})
-    if name == "Sketched-KONS":
-        return SketchedKONS(kernel, seed=seed, beta=KORS["beta"], gamma=SKETCHED_GAMMA,
-                            **KONS)
-    raise ValueError(f"unknown learner {name!r}")
+    """The KONS learner ``name`` of :data:`KONS_SPECS` with ``kernel``, seeded ``seed``."""
+    if name not in KONS_SPECS:
+        raise ValueError(f"unknown learner {name!r}")
+    return rn.build_learner(KONS_SPECS[name], {}, kernel=kernel, seed=seed, settings={})
 
 
 def gaussian_gram(X, Z=None, sigma=SIGMA):
@@ -198,14 +212,8 @@ def comparator_regret(X, y, predictions, lam=LAM, sigma=SIGMA):
 
 
 def _make_adversarial(name, n, seed):
-    k = Gaussian(SIGMA)
-    if name == "Kernel-AWV":
-        return KernelAWV(k, lam=LAM)
-    if name.startswith("PKAWV M="):
-        return PKAWV(k, basis="taylor", M=int(name.split("=")[1]), lam=LAM)
-    if name == "FOGD":
-        return FOGD(k, D=FOGD_D, eta=1.0 / math.sqrt(n), loss="squared", seed=seed)
-    return kons_learner(name, k, seed)
+    return rn.build_learner(ADVERSARIAL_SPECS[name], {}, kernel=Gaussian(SIGMA), seed=seed,
+                            settings={"n": n})
 
 
 def greedy_adversary(learner, n, d, rng, *, lam=LAM, sigma=SIGMA, n_starts=N_STARTS,
@@ -257,7 +265,8 @@ def greedy_adversary(learner, n, d, rng, *, lam=LAM, sigma=SIGMA, n_starts=N_STA
     return X, y, preds, regret
 
 
-def adversarial_run(X, y, *, name, index, seed, n, d, n_starts, n_candidates, timing=True):
+def adversarial_run(X, y, *, name, index, seed, n, d, n_starts, n_candidates, timing=True,
+                    own_params=None):
     """One learner's whole adversarial game (a run of :mod:`okl.experiments.runner`;
     ``X``, ``y`` are the empty placeholders of the generated dataset): ``n`` greedy
     rounds of ``greedy_adversary`` seeded ``default_rng([seed, index])`` (``index``: the
@@ -265,7 +274,12 @@ def adversarial_run(X, y, *, name, index, seed, n, d, n_starts, n_candidates, ti
     comparator, the learner's bound and scalar extras.  Depends on its arguments only,
     so the same in any process."""
     rng = np.random.default_rng([seed, index])
-    learner = _make_adversarial(name, n, seed)
+    if own_params is None:
+        learner = _make_adversarial(name, n, seed)
+    else:                      # a learner of your own (--learners), with a -p grid point
+        from okl.learners import build
+
+        learner = build(name, own_params, kernel=Gaussian(SIGMA), seed=seed)
     start = time.perf_counter()
     Xs, ys, preds, regret = greedy_adversary(learner, n, d, rng, n_starts=n_starts,
                                              n_candidates=n_candidates)
@@ -294,6 +308,12 @@ def adversarial_run(X, y, *, name, index, seed, n, d, n_starts, n_candidates, ti
     if timing:
         row["adversary_seconds"] = float(seconds)
     return row
+
+
+def _in_paper(name):
+    """Whether game ``name`` is a column of the paper's figure (not okl's extra columns,
+    nor a learner of your own)."""
+    return name in ADVERSARIAL_LEARNERS and name not in NOT_IN_PAPER
 
 
 def _holds(res):
@@ -366,29 +386,49 @@ class Adversarial(rn.Reproduction):
                 "sketched_gamma": SKETCHED_GAMMA, "fogd_D": FOGD_D,
                 "not_in_paper": list(NOT_IN_PAPER)}
 
+    table_learners = ADVERSARIAL_LEARNERS
+    specs = ADVERSARIAL_SPECS
+    own_task = "regression"
+
+    def own_reason(self, entry):
+        if entry is not None and entry.task not in ("regression", "both"):
+            return (f"the adversary of Appendix G plays the square loss against a "
+                    f"forecaster; {entry.name} is a {entry.task} learner")
+        return None
+
     def _names(self, options):
-        return [x for x in ADVERSARIAL_LEARNERS
-                if options.learners is None or x in options.learners]
+        return self.split_learners(options)[0]
 
     def runs(self, data, options, results):
         n, n_starts, n_candidates = self.sizes(options)
-        return [rn.Run({"dataset": data.name, "learner": name, "n": n, "n_starts": n_starts,
-                        "n_candidates": n_candidates},
-                       adversarial_run,
-                       dict(name=name, index=ADVERSARIAL_LEARNERS.index(name),
-                            seed=options.seed, n=n, d=ADVERSARIAL_D, n_starts=n_starts,
-                            n_candidates=n_candidates, timing=options.timing))
+        sizes = {"n": n, "n_starts": n_starts, "n_candidates": n_candidates}
+        common = dict(seed=options.seed, n=n, d=ADVERSARIAL_D, n_starts=n_starts,
+                      n_candidates=n_candidates, timing=options.timing)
+        runs = [rn.Run({"dataset": data.name, "learner": name, **sizes}, adversarial_run,
+                       dict(common, name=name, index=ADVERSARIAL_LEARNERS.index(name)))
                 for name in self._names(options)]
+        # a learner of your own: one game per point of its -p grid, each with an
+        # adversary seeded after the paper's columns'
+        index = len(ADVERSARIAL_LEARNERS)
+        for name in self.own_learners(options)[0]:
+            for point in rn.own_grid(name, dict(options.params or ())):
+                runs.append(rn.Run({"dataset": data.name, "learner": name, "params": point,
+                                    **sizes}, adversarial_run,
+                                   dict(common, name=name, index=index, own_params=point)))
+                index += 1
+        return runs
 
     def rows(self, data, runs, results, options):
         rows = []
         for run in runs:
             name, res = run.label["learner"], results[run.key]
+            if run.label.get("params"):
+                name = f"{name} ({rn.params_text(run.label['params'])})"
             self.games[name] = res
             b = res["bound"] or {}
             row = dict(dataset=data.name, learner=name, status="ok", okl=res["final_regret"],
                        okl_std=None, paper=None, paper_std=None,
-                       in_paper=name not in NOT_IN_PAPER, bound_name=b.get("name"),
+                       in_paper=_in_paper(name), bound_name=b.get("name"),
                        bound_value=b.get("value"), within_bound=_holds(res), mu=b.get("mu"),
                        comparator_norm2=res["comparator_norm2"], extras=res["extras"],
                        learner_repr=res["learner_repr"])
@@ -420,14 +460,15 @@ class Adversarial(rn.Reproduction):
         path = out / "awv_adversarial_rounds.csv"
         executor.atomic_write(path, buf.getvalue())
         n = len(next(iter(self.games.values()))["regret"]) if self.games else 0
-        files = _plot_adversarial({k: {**v, "in_paper": k not in NOT_IN_PAPER}
+        files = _plot_adversarial({k: {**v, "in_paper": _in_paper(k)}
                                    for k, v in self.games.items()}, n, out / "awv_adversarial")
         return list(files or []) + [path]
 
 
-@register("awv-adversarial")
-def awv_adversarial(out_dir, quick=False, seed=0, learners=None, *, n_jobs=1, scheduler=None,
-                    resume=False, progress=False, timing=True, verbose=True) -> dict:
+@register("awv-adversarial", paper="awv", own_learners=True)
+def awv_adversarial(out_dir, quick=False, seed=0, learners=None, *, params=None, n_jobs=1,
+                    scheduler=None, resume=False, progress=False, timing=True,
+                    verbose=True) -> dict:
     """Appendix G / Figure 3: greedy adversarial regret of Kernel-AWV, PKAWV, FOGD and
     Pros-N-KONS.
 
@@ -438,7 +479,9 @@ def awv_adversarial(out_dir, quick=False, seed=0, learners=None, *, n_jobs=1, sc
     ``n_jobs`` or on a resume.
 
     ``learners``: only these of ``ADVERSARIAL_LEARNERS`` (each keeps the adversary's seed
-    it has in the whole run).
+    it has in the whole run), by column name (``Kernel-AWV``) or learner (``KernelAWV``);
+    a regression learner of your own (``module:Class``, with ``params`` its ``-p`` grid)
+    plays the same game as a starred column.
 
     Returns the runner's summary (also ``awv_adversarial.json``) with the game's settings
     and ``runs``: per learner its regret curve, final regret, comparator norm, bound,
@@ -446,13 +489,9 @@ def awv_adversarial(out_dir, quick=False, seed=0, learners=None, *, n_jobs=1, sc
     """
     if learners is not None:
         learners = [learners] if isinstance(learners, str) else list(learners)
-        unknown = [x for x in learners if x not in ADVERSARIAL_LEARNERS]
-        if unknown:
-            raise ValueError(f"unknown learners {unknown} for awv-adversarial; known: "
-                             f"{list(ADVERSARIAL_LEARNERS)}")
     rep = Adversarial()
     summary = rn.reproduce(rep, out_dir, quick=quick, seed=seed, learners=learners,
-                           n_jobs=n_jobs, scheduler=scheduler, resume=resume,
+                           params=params, n_jobs=n_jobs, scheduler=scheduler, resume=resume,
                            progress=progress, timing=timing, verbose=verbose)
     n, n_starts, n_candidates = rep.sizes(rep.options(quick, seed, None, None, timing,
                                                       learners))
@@ -462,14 +501,14 @@ def awv_adversarial(out_dir, quick=False, seed=0, learners=None, *, n_jobs=1, sc
                       "comparator_norm2": res["comparator_norm2"], "bound": res["bound"]}
         if "adversary_seconds" in res:
             runs[name]["adversary_seconds"] = res["adversary_seconds"]
-        runs[name].update(learner=res["learner_repr"], in_paper=name not in NOT_IN_PAPER,
+        runs[name].update(learner=res["learner_repr"], in_paper=_in_paper(name),
                           extras=res["extras"])
     summary = rn._json_safe({
         **summary, "experiment": "awv-adversarial", "n": n, "d": ADVERSARIAL_D,
         "sigma": SIGMA, "lam": LAM, "fogd_D": FOGD_D, "fogd_eta": 1.0 / math.sqrt(n),
         "n_starts": n_starts, "n_candidates": n_candidates, "kors": KORS, "kons": KONS,
         "sketched_gamma": SKETCHED_GAMMA, "runs": runs,
-        "not_in_paper": [x for x in runs if x in NOT_IN_PAPER],
+        "not_in_paper": [x for x in runs if not _in_paper(x)],
         "not_implemented": list(NOT_IMPLEMENTED)})
     executor.atomic_write(Path(out_dir) / "awv_adversarial.json", json.dumps(summary, indent=1))
     return summary
@@ -585,27 +624,36 @@ def load_large_scale(name, *, quick=False, seed=0) -> rn.Prepared:
     return data
 
 
+#: Figure 2's columns (every forecaster ``krr``: the forecast before the label is seen)
+LARGE_SCALE_SPECS = {
+    "KRR": rn.LearnerSpec("KernelAWV", {"lam": LAM, "forecaster": "krr"}),
+    **{f"PKAWV taylor M={M}": rn.LearnerSpec("PKAWV", {"basis": "taylor", "M": M, "lam": LAM,
+                                                       "forecaster": "krr"})
+       for M in TAYLOR_M},
+    "PKAWV nystrom": rn.LearnerSpec("PKAWV", {"basis": "nystrom", "lam": LAM,
+                                              "forecaster": "krr", **KORS}),
+    "FOGD": rn.LearnerSpec("FOGD", {"D": FOGD_D, "loss": "squared"}, derive=_fogd_eta),
+    **KONS_SPECS,
+}
+
+
 def large_scale_learners(d, sigma, n, *, quick=False, seed=0):
-    """``{name: factory or reason}``: a zero-argument factory, or a string saying why the
-    learner is not run.  ``seed`` seeds FOGD's frequencies and KORS' draws."""
+    """``{name: factory or reason}``: a zero-argument factory building the column's learner
+    of :data:`LARGE_SCALE_SPECS`, or a string saying why the learner is not run.  ``seed``
+    seeds FOGD's frequencies and KORS' draws."""
     k = Gaussian(sigma)
     cap = QUICK_MAX_TAYLOR_FEATURES if quick else MAX_TAYLOR_FEATURES
-    out = {"KRR": lambda: KernelAWV(k, lam=LAM, forecaster="krr")}
-    for M in TAYLOR_M:
-        r = math.comb(M + d, d)
-        if r <= cap:
-            out[f"PKAWV taylor M={M}"] = (lambda M=M: PKAWV(k, basis="taylor", M=M, lam=LAM,
-                                                          forecaster="krr"))
+    out = {}
+    for name, spec in LARGE_SCALE_SPECS.items():
+        M = spec.fixed.get("M")
+        if spec.fixed.get("basis") == "taylor" and math.comb(M + d, d) > cap:
+            r = math.comb(M + d, d)
+            out[name] = f"skipped: r = C({M}+{d}, {d}) = {r} > {cap} features"
+        elif spec.fixed.get("basis") == "nystrom" and not nystrom_available():
+            out[name] = "not available: okl.learners.awv_nystrom is missing"
         else:
-            out[f"PKAWV taylor M={M}"] = f"skipped: r = C({M}+{d}, {d}) = {r} > {cap} features"
-    if nystrom_available():
-        out["PKAWV nystrom"] = lambda: PKAWV(k, basis="nystrom", lam=LAM, forecaster="krr",
-                                             seed=seed, **KORS)
-    else:
-        out["PKAWV nystrom"] = "not available: okl.learners.awv_nystrom is missing"
-    out["FOGD"] = lambda: FOGD(k, D=FOGD_D, eta=1.0 / math.sqrt(n), loss="squared", seed=seed)
-    for name in ("Pros-N-KONS", "Pros-N-KONS jgr2019", "Sketched-KONS"):
-        out[name] = lambda name=name: kons_learner(name, k, seed)
+            out[name] = (lambda spec=spec: rn.build_learner(spec, {}, kernel=k, seed=seed,
+                                                            settings={"n": n}))
     return out
 
 
@@ -758,7 +806,7 @@ class LargeScale(rn.Reproduction):
         return files + [path]
 
 
-@register("awv-large-scale")
+@register("awv-large-scale", paper="awv")
 def awv_large_scale(out_dir, quick=False, seed=0, **options) -> dict:
     """Figures 2 and 4: average loss and time against ``n`` (see the module docstring).
 

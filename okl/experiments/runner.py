@@ -226,6 +226,8 @@ class LearnerSpec:
     fixed: dict = field(default_factory=dict)
     settings: tuple = ()
     derive: object = None
+    #: ``settings -> bool``: whether the paper runs the learner there (None: always)
+    applies: object = None
 
 
 def build_learner(spec: LearnerSpec, params: dict, *, kernel, seed, settings: dict):
@@ -410,6 +412,30 @@ def write_agreement(out_dir, name: str, rows: list[dict], seconds=None):
 # Reproductions
 # ----------------------------------------------------------------------------
 
+def _same_learner(a: str, b: str) -> bool:
+    """Whether learner names ``a`` and ``b`` (registered names, aliases, any case) are the
+    same learner."""
+    from okl import learners
+
+    try:
+        return learners.get(a).cls is learners.get(b).cls
+    except ValueError:
+        return False
+
+
+def _entry(name):
+    from okl import learners
+
+    return learners.get(name)
+
+
+def own_tables() -> list:
+    """The reproductions whose tables give a learner of your own a starred row."""
+    from okl import experiments
+
+    return [n for n, e in sorted(experiments.entries().items()) if e.own_learners]
+
+
 class Reproduction:
     """Base class of a paper-table reproduction (see the module docstring).
 
@@ -466,21 +492,46 @@ class Reproduction:
     table_learners: tuple = ()
     #: okl's extra rows of the table, run only when named in ``--learners``
     extra_learners: tuple = ()
+    #: ``{row: LearnerSpec}``: the learner each row runs (``--learners`` takes a row's
+    #: name or its learner's registered name, e.g. ``Kernel-AWV`` or ``KernelAWV``)
+    specs: dict = {}
+    #: the task a learner of your own must have for a starred row (None: none runs here)
+    own_task: str | None = None
+
+    def learner_of(self, row: str) -> str:
+        """The registered learner of table row ``row`` (the row's name when it is one)."""
+        spec = self.specs.get(row)
+        return spec.learner if spec is not None else row
+
     #: learners of your own join as starred rows (the paper's kernel, grid from -p,
     #: selected by the paper's rule) when the reproduction defines :meth:`paper_kernel`
     def paper_kernel(self, data: Prepared):
         """The kernel the paper uses on ``data`` (for learners of your own)."""
-        raise ValueError(f"{self.name} does not take learners of your own; the "
-                         f"reproductions that do: pomdr-table2, ahpatron-table2")
+        raise ValueError(self.own_reason(None))
+
+    def own_reason(self, entry) -> str | None:
+        """Why learner ``entry`` (an ``okl.registry.LearnerEntry`` of your own, or ``None``
+        for any) gets no starred row in this table; ``None`` when it gets one."""
+        if self.own_task is None:
+            return (f"{self.name} compares the paper's own quantities of its learners; a "
+                    f"learner of your own has no row in it (the tables that take one: "
+                    f"{', '.join(own_tables())})")
+        if entry is not None and entry.task not in (self.own_task, "both"):
+            return (f"{self.name} is a {self.own_task} table and {entry.name} is a "
+                    f"{entry.task} learner")
+        return None
 
     def own_settings(self, data: Prepared, T: int) -> dict:
         """Settings a learner of your own is built with (``T``: the horizon)."""
         return {"T": T}
 
     def split_learners(self, options: Options) -> tuple[list, list]:
-        """``(the table's rows to run, learners of your own)`` of ``options.learners``:
-        a name that is none of the table's rows is a learner of the registry or a
-        ``module:Class`` (else ``ValueError``)."""
+        """``(the table's rows to run, learners of your own)`` of ``options.learners``.
+
+        A name is a row of the table, or a registered learner's name (or alias, any case)
+        that some rows run (all of them; or those of them run by default), or else a
+        learner of your own: a registered learner or ``module:Class`` (``ValueError``
+        otherwise)."""
         from okl import learners, registry
 
         if options.learners is None:
@@ -492,11 +543,16 @@ class Reproduction:
                 table.append(name)
                 continue
             try:
-                learners.get(name)
+                entry = learners.get(name)
             except ValueError as exc:
                 raise ValueError(f"unknown learner {name!r}: not a learner of {self.name}'s "
                                  f"table ({', '.join(known)}) nor {exc}") from None
-            mine.append(name)
+            rows = [r for r in known if _same_learner(self.learner_of(r), entry.name)]
+            default = [r for r in rows if r in self.default_learners()]
+            if rows:
+                table += default or rows
+            else:
+                mine.append(name)
         if options.params and not mine:
             raise ValueError("-p gives the grid of a learner of your own: name one in "
                              "--learners (module:Class or an okl learner)")
@@ -509,6 +565,20 @@ class Reproduction:
                              f"takes parameter(s) {unknown} (given with -p)")
         return [n for n in known if n in table], mine
 
+    def own_learners(self, options: Options) -> tuple[list, list]:
+        """``(learners of your own that get a starred row, [(name, why not)] of the
+        others)``."""
+        from okl import learners
+
+        run, refused = [], []
+        for name in self.split_learners(options)[1]:
+            why = self.own_reason(learners.get(name))
+            if why is None:
+                run.append(name)
+            else:
+                refused.append((name, why))
+        return run, refused
+
     def default_learners(self) -> tuple:
         """The rows run when ``--learners`` names none: the table's but okl's extra ones."""
         return tuple(n for n in self.table_learners if n not in self.extra_learners)
@@ -520,11 +590,11 @@ class Reproduction:
     def table_runs(self, data: Prepared, options: Options, row_runs) -> list[Run]:
         """The runs of the table's rows to run (``row_runs(name)`` of each, in the table's
         order), then those of the learners of your own (:meth:`own_runs`)."""
-        table, own = self.split_learners(options)
+        table = self.split_learners(options)[0]
         runs = []
         for name in table:
             runs += row_runs(name)
-        return runs + self.own_runs(data, options, own)
+        return runs + self.own_runs(data, options, self.own_learners(options)[0])
 
     def own_runs(self, data: Prepared, options: Options, names) -> list[Run]:
         """The runs of the learners of your own ``names``: every point of their ``-p``
@@ -544,6 +614,9 @@ class Reproduction:
         smallest mean metric over the permutations, as the paper selects its own."""
         rows, grid = [], []
         for name in names:
+            if name not in {r.label["learner"] for r in runs} and data.X is not None \
+                    and self.own_reason(_entry(name)) is not None:
+                continue               # refused: said once under every table (refusals)
             row = dict(dataset=data.name, learner=name, in_paper=False, status="ok",
                        okl=None, okl_std=None, paper=None, paper_std=None, params="")
             mine = [r for r in runs if r.label["learner"] == name]
@@ -772,11 +845,9 @@ def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     options = rep.options(quick, seed, n_permutations, n_rounds, timing, learners, params)
-    if rep.table_learners:                # unknown names fail before anything runs
-        rep.split_learners(options)
-    elif options.params:
-        raise ValueError(f"{rep.name} does not take learners of your own (-p); the "
-                         f"reproductions that do: pomdr-table2, ahpatron-table2")
+    # unknown names fail before anything runs; a learner of your own that gets no row
+    # here is said why, before the tables and in the summary
+    refused = rep.own_learners(options)[1]
     names = rep.dataset_list(datasets, quick)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a nonzero integer, got {n_jobs!r}")
@@ -791,6 +862,8 @@ def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
     rows, grid, run_rows, datas, texts = [], [], [], {}, []
     bar = Progress(progress, rep.name)
     say = bar.write if verbose else (lambda text: None)
+    for name, why in refused:
+        say(f"{name}: no row in {rep.name}: {why}")
     journal = Journal(journal_path, config, resume=resume)
     try:
         for ds in names:
@@ -884,6 +957,9 @@ def _write_outputs(rep, out_dir, stem, rows, grid, run_rows, datas, texts, optio
     seconds = time.perf_counter() - start if options.timing else None   # --no-timing
     text = "\n\n".join(texts) + "\n\n" + _legend(rep, options) + "\n" + _agreement_line(rep,
                                                                                      rows)
+    refused = rep.own_learners(options)[1]
+    if refused:
+        text += "\n" + "\n".join(f"{name}: no row in {rep.name}: {why}" for name, why in refused)
     files = [stem.with_suffix(".csv"), Path(f"{stem}_grid.csv"), Path(f"{stem}_runs.csv"),
              stem.with_suffix(".json"), stem.with_suffix(".txt")]
     _write_csv(files[0], _columns(rows, _ROW_FIRST), rows)
@@ -909,6 +985,7 @@ def _write_outputs(rep, out_dir, stem, rows, grid, run_rows, datas, texts, optio
                                    if r["status"] == "not implemented"}),
         "protocol": rep.protocol(), "rows": rows, "grid": grid, "text": text,
         "files": [str(f) for f in files], "seconds": seconds,
+        **({"own_learners_without_row": dict(refused)} if refused else {}),
     })
     atomic_write(files[3], json.dumps(summary, indent=1))
     return summary

@@ -265,90 +265,151 @@ def best_kernel_in_hindsight(task, kernels, X, y, B0, seed=0, variant="okl"):
     return best, np.array(metrics), traces[best]
 
 
+def _entry_task(name):
+    from okl import learners
+
+    return learners.get(name).task
+
+
 def _pfm_budget(kernels, d, Q, T):
     from okl.learners.pfmbooks import PFMBooks
     return int(PFMBooks(kernels, memory_budget=Q, T=T)._settings(T, d)["B"])
 
 
-def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02, variant="okl",
-                 adversarial=False, y_max=1.0):
-    """The learner ``name`` of the ``setting`` ("memory" or "time") comparison on the
-    stream ``X`` (its ``T x d``), or ``None`` when the paper does not run it there
-    (``delta``: BOKS's smoothing; ``variant``: "okl" or "r", see ``VARIANTS``;
-    ``adversarial``: an Adv- set, whose R script of PFMBooks scales by ``U_j + 0.1``;
-    ``y_max``: ``max |y_t|``, the label bound PFMBooks checks in the R variant, whose
-    scripts bound nothing).  ``NOT_IMPLEMENTED`` learners raise ``ValueError``."""
-    from okl.learners.batbooks import BATBooks
-    from okl.learners.bomkr import BOMKR, BOMKRV
-    from okl.learners.iska import ISKA
-    from okl.learners.oks import BOKS
-    from okl.learners.lkmbooks import LKMBooks
-    from okl.learners.multikernel import OMKC
-    from okl.learners.pfmbooks import PFMBooks
+def _lkmbooks(s):
+    lam = None if s["task"] == "regression" else s["step"]
+    return dict(loss=s["loss"], upsilon=1.0 / 3.0, lam=lam, variant=s["variant"],
+                **s["r_budget"])
+
+
+def _pfmbooks(s):
+    task = s["task"]
+    if s["variant"] == "r":
+        # PFMBooks-c.R / -r.R (B = B0, U_min = 5 or sqrt(B/T)); Adv-PFMBooks-c.R: g + 0.1
+        extra = {"g": "experiments"} if s["adversarial"] and task == "classification" else {}
+        U_min = min(5.0, math.sqrt(s["B0"])) if task == "classification" else None
+        return dict(loss=s["loss"], upsilon=1.0 / 3.0, U_min=U_min,
+                    Y=max(1.0, float(s["y_max"])), variant="r", B=s["B0"], **extra)
+    U_min = (min(5.0, math.sqrt(_pfm_budget(s["kernels"], s["d"], s["Q"], s["T"])))
+             if task == "classification" else None)
+    return dict(loss=s["loss"], upsilon=1.0 / 3.0, U_min=U_min, **s["budget"])
+
+
+def _batbooks(s):
+    if s["variant"] == "r":
+        # BATBooks.R / BATBooks-r.R: their eta rule, upsilon, U = B^(1/3), steps, guard
+        return dict(loss=s["loss"], time_budget=s["Q"], variant="r")
+    return dict(loss=s["loss"], time_budget=s["Q"], U=s["B0"] ** (1.0 / 3.0),
+                eta="experiments",
+                lam="experiments" if s["task"] == "classification" else "theorem10")
+
+
+def _omkc(s):
+    if s["variant"] == "r":
+        # OMKC-DD.R: B counts the rounds with an update (time: the translated budget)
+        from okl.learners.multikernel import OMKC
+
+        B = s["r_budget"].get("B") or OMKC(s["kernels"], **s["budget"])._example_budget(s["d"])
+        return dict(loss=s["loss"], lam=s["step"], B=B, variant="r")
+    return dict(loss=s["loss"], lam=s["step"], **s["budget"])
+
+
+def _boks(s):
+    return dict(loss=s["loss"], delta=s["delta"], **s["budget"])
+
+
+def _budget_only(s):
+    return dict(s["budget"])
+
+
+#: how each of the paper's multi-kernel learners is built (the baselines NORMA and BOGD:
+#: ``_baseline``); ``applies``: on which (setting, task, stream) the paper runs it
+SPECS = {
+    "LKMBooks": rn.LearnerSpec("LKMBooks", derive=_lkmbooks),
+    "PFMBooks": rn.LearnerSpec("PFMBooks", derive=_pfmbooks,
+                               applies=lambda s: s["setting"] == "memory" and s["K"] < s["d"]),
+    "BATBooks": rn.LearnerSpec("BATBooks", derive=_batbooks,
+                               applies=lambda s: s["setting"] == "time"),
+    "OMKC": rn.LearnerSpec("OMKC", derive=_omkc),
+    "BOKS": rn.LearnerSpec("BOKS", derive=_boks),
+    "ISKA": rn.LearnerSpec("ISKA", derive=_budget_only,
+                           applies=lambda s: s["task"] == "classification"),
+    "BOMKR": rn.LearnerSpec("BOMKR", derive=_budget_only,
+                            applies=lambda s: s["task"] == "regression"),
+    "BOMKR-V": rn.LearnerSpec("BOMKRV", derive=_budget_only,
+                              applies=lambda s: s["task"] == "regression"),
+}
+
+
+def learner_settings(setting, task, kernels, X, B0, delta=0.02, variant="okl",
+                     adversarial=False, y_max=1.0) -> dict:
+    """What the learners of the ``setting`` ("memory" or "time") comparison are built
+    from on the stream ``X``: the task, the kernels, ``T``, ``d``, the memory quanta ``Q``
+    and the budget they buy, the step ``5 / sqrt(T)``, BOKS's ``delta``, the variant."""
     T, d = X.shape
-    K = len(kernels)
     Q = memory_quanta(B0, d)
-    loss = "absolute" if task == "regression" else "hinge"
     budget = {"memory_budget": Q} if setting == "memory" else {"time_budget": Q}
-    step = 5.0 / math.sqrt(T)
     r = variant == "r"
     # the authors' Table 4-5 scripts give LKMBooks, PFMBooks and OMKC_{D,D} the example
     # budget B = 200
     r_budget = {"B": B0} if r and setting == "memory" else budget
-    if name == "LKMBooks":
-        lam = None if task == "regression" else step
-        return LKMBooks(kernels, loss=loss, T=T, upsilon=1.0 / 3.0, lam=lam, seed=seed,
-                        variant=variant, **r_budget)
-    if name == "PFMBooks":
-        if setting != "memory" or K >= d:
-            return None
-        U_min = None
-        if r:
-            # PFMBooks-c.R / -r.R (B = B0, U_min = 5 or sqrt(B/T)); Adv-PFMBooks-c.R: g + 0.1
-            extra = {"g": "experiments"} if adversarial and task == "classification" else {}
-            if task == "classification":
-                U_min = min(5.0, math.sqrt(B0))
-            return PFMBooks(kernels, loss=loss, T=T, upsilon=1.0 / 3.0, U_min=U_min,
-                            Y=max(1.0, float(y_max)), variant="r", seed=seed, B=B0, **extra)
-        if task == "classification":
-            U_min = min(5.0, math.sqrt(_pfm_budget(kernels, d, Q, T)))
-        return PFMBooks(kernels, loss=loss, T=T, upsilon=1.0 / 3.0, U_min=U_min, seed=seed,
-                        **budget)
-    if name == "BATBooks":
-        if setting != "time":
-            return None
-        if r:
-            # BATBooks.R / BATBooks-r.R: their eta rule, upsilon, U = B^(1/3), steps, guard
-            return BATBooks(kernels, loss=loss, T=T, time_budget=Q, variant="r", seed=seed)
-        return BATBooks(kernels, loss=loss, T=T, time_budget=Q, U=B0 ** (1.0 / 3.0),
-                        eta="experiments",
-                        lam="experiments" if task == "classification" else "theorem10",
-                        seed=seed)
-    if name == "OMKC":
-        if r:
-            # OMKC-DD.R: B counts the rounds with an update (time: the translated budget)
-            B = r_budget.get("B") or OMKC(kernels, **budget)._example_budget(d)
-            return OMKC(kernels, loss=loss, lam=step, B=B, variant="r", seed=seed)
-        return OMKC(kernels, loss=loss, lam=step, seed=seed, **budget)
-    if name == "BOKS":
-        return BOKS(kernels, loss=loss, delta=delta, T=T, seed=seed, **budget)
-    if name == "ISKA" and task == "classification":
-        return ISKA(kernels, T=T, seed=seed, **budget)
-    if name == "BOMKR" and task == "regression":
-        return BOMKR(kernels, T=T, **budget)
-    if name == "BOMKR-V" and task == "regression":
-        return BOMKRV(kernels, T=T, **budget)
-    raise ValueError(f"unknown or unimplemented learner {name!r}")
+    return dict(setting=setting, task=task, kernels=list(kernels), K=len(kernels), T=T, d=d,
+                Q=Q, B0=B0, budget=budget, r_budget=r_budget, step=5.0 / math.sqrt(T),
+                loss="absolute" if task == "regression" else "hinge", delta=delta,
+                variant=variant, adversarial=adversarial, y_max=y_max)
+
+
+def make_learner(name, setting, task, kernels, X, B0, seed, delta=0.02, variant="okl",
+                 adversarial=False, y_max=1.0):
+    """The learner ``name`` of the ``setting`` ("memory" or "time") comparison on the
+    stream ``X`` (its ``T x d``), built from its row of :data:`SPECS`, or ``None`` when
+    the paper does not run it there (``delta``: BOKS's smoothing; ``variant``: "okl" or
+    "r", see ``VARIANTS``; ``adversarial``: an Adv- set, whose R script of PFMBooks scales
+    by ``U_j + 0.1``; ``y_max``: ``max |y_t|``, the label bound PFMBooks checks in the R
+    variant, whose scripts bound nothing)."""
+    if name not in SPECS:
+        raise ValueError(f"unknown or unimplemented learner {name!r}")
+    settings = learner_settings(setting, task, kernels, X, B0, delta, variant, adversarial,
+                                y_max)
+    spec = SPECS[name]
+    if spec.applies is not None and not spec.applies(settings):
+        return None
+    return rn.build_learner(spec, {"kernels": settings["kernels"]}, kernel=None, seed=seed,
+                            settings=settings)
+
+
+def own_learner(name, params, kernel, B0, T, seed):
+    """A learner of your own (``--learners``) as the tables run the single-kernel
+    baselines: ``kernel`` (one of the paper's, the best in hindsight is selected), its
+    budget (the parameter with the role "budget", if it has one) ``B0``, horizon ``T``."""
+    from okl import learners
+
+    budget = B0 if "budget" in learners.roles(learners.learner_class(name), params) else None
+    if budget is not None and learners.roles(learners.learner_class(name), params)["budget"] \
+            in params:
+        budget = None                    # the -p grid names the budget itself
+    return learners.build(name, params, kernel=kernel, seed=seed, horizon=T, budget=budget)
 
 
 def selection_run(X, y, *, name, setting, task, B0, seed, index, permutation, n_rounds,
-                  adversarial=None, sigma=None, delta=None, timing=True, variant="okl"):
+                  adversarial=None, sigma=None, delta=None, timing=True, variant="okl",
+                  own_params=None):
     """One run: the baseline with ``Gaussian(sigma)`` (``sigma`` given), or learner
     ``name`` over the paper's kernels (BOKS with smoothing ``delta``), on permutation
-    ``permutation``."""
+    ``permutation``; a learner of your own (``own_params``: its grid point) with
+    ``Gaussian(sigma)``."""
     order, learner_seed = rn.stream_order(seed, index, permutation, X.shape[0], n_rounds)
     Xp, yp = rn.permuted_stream(X, y, order, adversarial)
     Xp = np.ascontiguousarray(Xp, dtype=float)
+    if own_params is not None:
+        learner = own_learner(name, own_params, Gaussian(sigma), B0, Xp.shape[0],
+                              learner_seed)
+        tr = learner.run(Xp, yp)
+        row = {"value": _metric(tr, yp, task), "max_budget": int(tr.max_budget),
+               "final_budget": int(tr.final_budget)}
+        if timing:
+            row["seconds"] = float(tr.seconds)
+        return row
     if sigma is not None:
         learner = _baseline(Gaussian(sigma), task, B0, Xp.shape[0], learner_seed, variant)
     else:
@@ -415,11 +476,31 @@ class SelectionTable(rn.Reproduction):
     def prepare(self, dataset, options):
         return load(dataset, options.seed)
 
+    @property
+    def table_learners(self):
+        return tuple(dict.fromkeys(LEARNERS[self.setting, "regression"]
+                                   + LEARNERS[self.setting, "classification"]))
+
+    specs = SPECS
+    own_task = "either"
+
+    def own_reason(self, entry):
+        if entry is not None and entry.task not in ("classification", "regression", "both"):
+            return f"{self.name} compares classifiers and regressors; {entry.name} is a " \
+                   f"{entry.task} learner"
+        return None
+
     def learners(self, data, options):
-        names = LEARNERS[self.setting, data.task]
-        if options.learners is not None:
-            names = [n for n in names if n in options.learners]
-        return names
+        chosen = self.split_learners(options)[0]
+        return [n for n in LEARNERS[self.setting, data.task] if n in chosen]
+
+    def own(self, data, options):
+        """The learners of your own with a row on ``data``: ``[(name, fits)]``, ``fits``
+        False for a learner of the other task (its row says so)."""
+        from okl import learners
+
+        return [(name, learners.get(name).task in (data.task, "both"))
+                for name in self.own_learners(options)[0]]
 
     def protocol(self):
         return {"kernels": "Gaussian, sigma = 2^-4..2^4", "B0": B0, "quick_B0": QUICK_B0,
@@ -457,6 +538,17 @@ class SelectionTable(rn.Reproduction):
                         label["params"] = dict(params)
                     runs.append(rn.Run(label, selection_run,
                                        dict(common, name=name, permutation=p, **params)))
+        for name, fits in self.own(data, options):
+            if not fits:
+                continue
+            for point in rn.own_grid(name, dict(options.params or ())):
+                for sigma in [k.sigma for k in paper_kernels()]:
+                    for p in range(options.n_permutations):
+                        label = {"dataset": data.name, "learner": name,
+                                 "params": {**point, "sigma": sigma}, "permutation": p}
+                        runs.append(rn.Run(label, selection_run, dict(
+                            common, name=name, permutation=p, sigma=sigma,
+                            own_params=point)))
         return runs
 
     def rows(self, data, runs, results, options):
@@ -484,6 +576,25 @@ class SelectionTable(rn.Reproduction):
                 grid += [{"dataset": data.name, **p, "selected": i == best}
                          for i, p in enumerate(points)]
             rows.append(row)
+        for name, fits in self.own(data, options):
+            row = dict(dataset=data.name, learner=name, in_paper=False, status="ok",
+                       okl=None, okl_std=None, paper=None, paper_std=None, budget=None,
+                       seconds=None)
+            mine = [r for r in runs if r.label["learner"] == name]
+            if data.X is None:
+                row["status"] = "no data"
+            elif not fits:
+                row["status"] = f"not run (a {_entry_task(name)} learner on {data.task} data)"
+            else:
+                best, points = rn.summarize_grid(mine, results)
+                sel = points[best]
+                row.update(okl=sel["mean"], okl_std=sel["std"], budget=sel["max_budget"],
+                           seconds=sel.get("seconds"), params=rn.params_text(sel["params"]),
+                           selected=sel["params"],
+                           selection="best of the -p grid and the 9 kernels in hindsight")
+                grid += [{"dataset": data.name, **p, "selected": i == best}
+                         for i, p in enumerate(points)]
+            rows.append(row)
         return rows, grid
 
     def format_header(self, data, options):
@@ -506,7 +617,7 @@ class SelectionTable(rn.Reproduction):
         return files
 
 
-@register("selection-memory")
+@register("selection-memory", paper="selection", own_learners=True)
 def selection_memory(out_dir, quick=False, seed=0, variant="okl", **options):
     """Tables 4-5 of Li & Liao: the memory-constrained comparison (module docstring).
 
@@ -520,7 +631,7 @@ def selection_memory(out_dir, quick=False, seed=0, variant="okl", **options):
                         **options)
 
 
-@register("selection-time")
+@register("selection-time", paper="selection", own_learners=True)
 def selection_time(out_dir, quick=False, seed=0, variant="okl", **options):
     """Tables 6-7 of Li & Liao: the time-constrained comparison (module docstring;
     ``variant`` as :func:`selection_memory`)."""

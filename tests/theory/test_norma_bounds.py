@@ -602,7 +602,7 @@ def test_theorem6_truncated_cumulative_risk(seed, lam, el, eps, sigma):
 
 def test_norma_bounds_experiment_quick(tmp_path):
     from okl.experiments import EXPERIMENTS
-    from okl.experiments.norma_bounds import norma_bounds
+    from okl.experiments.norma import norma_bounds
 
     assert EXPERIMENTS["norma-bounds"] is norma_bounds
     summary = norma_bounds(tmp_path, quick=True, seed=1)

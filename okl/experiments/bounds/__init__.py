@@ -131,7 +131,6 @@ then not applicable).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
