@@ -495,9 +495,11 @@ def install(cls) -> None:
     if not params:
         return
     for name, p in params.items():
-        if cls.__dict__.get(name) is not p:       # inherited: bind a copy to this class
-            p = p.copy()
+        owner = p.__dict__.setdefault("_owner", cls)
+        if cls.__dict__.get(name) is not p or owner is not cls:
+            p = p.copy()                          # inherited or shared: this class's copy
             p.name = name
+            p._owner = cls
             setattr(cls, name, p)
         p.bind_core(cls)
         params[name] = p

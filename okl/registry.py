@@ -45,9 +45,11 @@ PAPERS = {
     "awv": "Jezequel, Gaillard & Rudi, Efficient online learning with kernels for "
            "adversarial large scale problems (NeurIPS 2019)",
     "selection": "Li & Liao, Online kernel selection with computational constraints",
+    "multiclass": "Multiclass kernel learners: Crammer & Singer (JMLR 2003), Crammer et al. "
+                  "(JMLR 2006), Orabona, Keshet & Caputo (JMLR 2009), Lu et al. (JMLR 2016)",
 }
 
-TASKS = ("classification", "regression", "both", "novelty")
+TASKS = ("classification", "regression", "both", "novelty", "multiclass")
 
 
 @dataclass(frozen=True)

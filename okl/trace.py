@@ -5,7 +5,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Trace"]
+__all__ = ["Trace", "CLASS_SCORES_MAX"]
+
+#: the largest ``T K`` for which a multiclass run keeps every class score per round
+CLASS_SCORES_MAX = 1 << 24
 
 
 @dataclass(repr=False)
@@ -29,6 +32,15 @@ class Trace:
         Algorithm-specific quantities (e.g. ``sum_delta``, ``t_bar``, ``removals``).
     learner : str
         ``repr`` of the learner that produced the trace.
+    predictions : (T,) array or None
+        A multiclass learner's predicted class per round (a label of ``classes``); its
+        ``scores`` are then the margins ``f_y(x_t) - max_{c != y} f_c(x_t)`` and its
+        ``mistakes`` the rounds where the prediction is not ``y_t``.
+    classes : (K,) array or None
+        A multiclass learner's classes, in the order of ``class_scores``' columns.
+    class_scores : (T, K) float array or None
+        A multiclass learner's ``f_c(x_t)`` for every class, before round ``t``'s update
+        (kept when ``T K`` is at most :data:`CLASS_SCORES_MAX` values).
     """
 
     scores: np.ndarray
@@ -38,6 +50,13 @@ class Trace:
     seconds: float
     extras: dict = field(default_factory=dict)
     learner: str = ""
+    predictions: np.ndarray | None = None
+    classes: np.ndarray | None = None
+    class_scores: np.ndarray | None = None
+
+    @property
+    def is_multiclass(self) -> bool:
+        return self.predictions is not None
 
     @property
     def n_rounds(self) -> int:
@@ -94,6 +113,8 @@ class Trace:
         if self.is_classification:
             out["mistakes"] = self.n_mistakes
             out["mistake_rate"] = self.mistake_rate
+        if self.is_multiclass:
+            out["classes"] = self.classes.tolist()
         out["extras"] = {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                          for k, v in self.extras.items()}
         if per_round:
@@ -102,6 +123,8 @@ class Trace:
             out["budget"] = self.budget.tolist()
             if self.is_classification:
                 out["mistakes_per_round"] = self.mistakes.astype(int).tolist()
+            if self.is_multiclass:
+                out["predictions"] = self.predictions.tolist()
         return out
 
     def save(self, path) -> None:
@@ -111,6 +134,9 @@ class Trace:
         arrays = {"scores": self.scores, "losses": self.losses, "budget": self.budget}
         if self.mistakes is not None:
             arrays["mistakes"] = self.mistakes
+        for name in ("predictions", "classes", "class_scores"):
+            if getattr(self, name) is not None:
+                arrays[name] = getattr(self, name)
         extras = {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                   for k, v in self.extras.items()}
         meta = {"seconds": self.seconds, "learner": self.learner, "extras": extras}
@@ -138,7 +164,9 @@ class Trace:
             return cls(scores=data["scores"], losses=data["losses"],
                        mistakes=data["mistakes"] if "mistakes" in data else None,
                        budget=data["budget"], seconds=meta["seconds"],
-                       extras=meta["extras"], learner=meta["learner"])
+                       extras=meta["extras"], learner=meta["learner"],
+                       **{k: data[k] for k in ("predictions", "classes", "class_scores")
+                          if k in data})
 
     def __repr__(self) -> str:
         head = f"Trace({self.learner or 'learner'}: {self.n_rounds} rounds"
