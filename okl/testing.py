@@ -121,6 +121,11 @@ def _factory(cls, params):
     probe = cls(**params)
     if "seed" in type(probe)._param_names and params.get("seed") is None:
         params["seed"] = 1234
+    if _multiclass(probe) and "classes" in type(probe)._param_names \
+            and params.get("classes") is None:
+        # the rules cut streams anywhere (a first chunk may show one class): the
+        # classes of the generated streams, given up front as sklearn's partial_fit wants
+        params["classes"] = [0, 1, 2]
 
     def make():
         return cls(**params)
@@ -143,8 +148,15 @@ def stream(T=N_ROUNDS, d=D, seed=0, noise=0.1):
     return X, y
 
 
+def _multiclass(learner) -> bool:
+    return getattr(learner, "task", None) == "multiclass"
+
+
 def labels(learner, X, y):
-    """``y`` for a classifier, a smooth real target for a regressor."""
+    """``y`` for a classifier, three classes by a nonlinear rule for a multiclass learner
+    (labels 0, 1, 2), a smooth real target for a regressor."""
+    if _multiclass(learner):
+        return np.digitize(X[:, 0] * X[:, 1] + 0.3 * X[:, 2], [-0.3, 0.4]).astype(np.int64)
     return y if learner.is_classifier else X[:, 0] - 0.3 * X[:, 1]
 
 
@@ -265,11 +277,13 @@ BAD_BATCHES = [
     ("empty CSR batch", lambda X: _csr(X[:0]), None, "empty", "all"),
     ("no features", lambda X: X[:, :0], None, "no features", "fresh"),
     ("complex", lambda X: X.astype(complex), None, "numeric", "all"),
-    ("label 0", None, lambda y: _mark(y, 0.0), "-1 or \\+1", "classifier"),
-    ("label 2", None, lambda y: _mark(y, 2.0), "-1 or \\+1", "classifier"),
+    ("label 0", None, lambda y: _mark(y, 0.0), "-1 or \\+1", "binary"),
+    ("label 2", None, lambda y: _mark(y, 2.0), "-1 or \\+1", "binary"),
+    ("label outside the classes", None, lambda y: _mark(y, 7), "outside the classes",
+     "multiclass"),
     ("label NaN", None, lambda y: _mark(y, np.nan), "NaN or infinity", "labels"),
     ("label inf", None, lambda y: _mark(y, np.inf), "NaN or infinity", "labels"),
-    ("string labels", None, lambda y: y.astype(str), "numeric", "labels"),
+    ("string labels", None, lambda y: y.astype(str), "numeric", "numeric"),
     ("2-D labels", None, lambda y: y.reshape(-1, 1), "1-D", "labels"),
     ("too few labels", None, lambda y: y[:-1], "labels for", "labels"),
     ("too many labels", None, lambda y: np.r_[y, y[:1]], "labels for", "labels"),
@@ -291,11 +305,13 @@ BAD_ROWS = [
     ("3-D", lambda x: x.reshape(1, len(x), 1), None, "2-D", "all"),
     ("strings", lambda x: x.astype(str), None, "numeric", "all"),
     ("empty row", lambda x: x[:0], None, "no features", "all"),
-    ("label 0", None, lambda y: 0.0, "-1 or \\+1", "classifier"),
-    ("label 2", None, lambda y: 2, "-1 or \\+1", "classifier"),
+    ("label 0", None, lambda y: 0.0, "-1 or \\+1", "binary"),
+    ("label 2", None, lambda y: 2, "-1 or \\+1", "binary"),
+    ("label outside the classes", None, lambda y: 7, "outside the classes",
+     "multiclass"),
     ("label NaN", None, lambda y: float("nan"), "NaN or infinity", "labels"),
     ("label inf", None, lambda y: np.float64(np.inf), "NaN or infinity", "labels"),
-    ("string label", None, lambda y: "1", "numeric", "labels"),
+    ("string label", None, lambda y: "1", "numeric", "numeric"),
     ("two labels", None, lambda y: [y, y], "labels for", "labels"),
 ]
 
@@ -305,8 +321,12 @@ def _applies(kind, learner, warm, has_labels):
         return warm
     if kind == "fresh":
         return not warm
-    if kind == "classifier":
-        return learner.is_classifier and has_labels
+    if kind == "binary":
+        return learner.is_classifier and has_labels and not _multiclass(learner)
+    if kind == "multiclass":         # a label outside the classes a learner has
+        return _multiclass(learner) and has_labels and learner.classes_ is not None
+    if kind == "numeric":            # a multiclass learner takes string labels
+        return has_labels and not _multiclass(learner)
     if kind == "labels":
         return has_labels
     return True
@@ -382,7 +402,10 @@ def bad_input_problems(make, X=None, y=None, warm=WARM) -> list[str]:
         clean = make()
         if is_warm:
             clean.run(X[:warm], yy[:warm])
-        if learner.needs_labels:
+        if _multiclass(learner) and learner.classes_ is None:
+            learner.partial_fit(Xb[:20], yb[:20])       # learn_one needs the classes
+            clean.partial_fit(Xb[:20], yb[:20])
+        elif learner.needs_labels:
             learner.learn_one(x0, y0)
             clean.learn_one(x0, y0)
         if learner.n_rounds != clean.n_rounds or not np.array_equal(
@@ -415,13 +438,20 @@ def _check_one_stream(make):
     if tr.n_rounds != len(y):
         raise ContractError(rule, name, f"run returned a trace of {tr.n_rounds} rounds "
                                         f"for a stream of {len(y)}")
+    multi = _multiclass(a)
+    if multi and c.classes_ is None:       # learn_one needs the classes up front
+        c.set_params(classes=np.unique(y).tolist())
     for t in range(len(y)):
         f = c.decision_function(X[t:t + 1])[0]
-        if not (f == tr.scores[t]):
+        ran = tr.class_scores[t] if multi else tr.scores[t]
+        if not np.array_equal(f, ran):
             raise ContractError(rule, name, f"decision_function before learn_one gives "
-                                            f"{f!r}, run scored {tr.scores[t]!r}", round=t + 1)
+                                            f"{f!r}, run scored {ran!r}", round=t + 1)
         p = c.predict_one(X[t])
-        expected = (1.0 if f >= 0 else -1.0) if c.is_classifier else f
+        if multi:
+            expected = c.classes_[int(np.argmax(f))]
+        else:
+            expected = (1.0 if f >= 0 else -1.0) if c.is_classifier else f
         if p != expected:
             raise ContractError(rule, name, f"predict_one gives {p!r} where the score "
                                             f"{f!r} means {expected!r}", round=t + 1)

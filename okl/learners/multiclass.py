@@ -62,7 +62,8 @@ class MulticlassLearner(OnlineLearner):
     classes = Value(None, check=check_classes, text="None or a list of >= 2 distinct labels",
                     none="the sorted distinct labels of the first stream learned")
 
-    _blas_in_round_loop = False
+    #: what the learner learns (okl.testing, the wrappers and the commands read it)
+    task = "multiclass"
 
     @property
     def classes_(self):
@@ -83,21 +84,7 @@ class MulticlassLearner(OnlineLearner):
         """``y`` (``n`` labels) as int32 indices into ``classes_``; ``ValueError`` naming
         the problem (nothing changes: the classes of a first stream are returned, not
         kept, until the stream is learned)."""
-        if y is None:
-            raise ValueError(f"y is required: {type(self).__name__} learns from labels")
-        try:
-            arr = np.asarray(y)
-        except Exception as exc:
-            raise ValueError(f"y must be a 1-D array of labels: {exc}") from None
-        if arr.ndim != 1:
-            raise ValueError(f"y must be 1-D, got shape {arr.shape}")
-        if arr.shape[0] != n:
-            raise ValueError(f"y has {arr.shape[0]} labels for {n} rounds")
-        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise ValueError(f"y contains NaN or infinity (round {bad})")
-        if arr.dtype.kind not in "biufUS":
-            raise ValueError(f"y must hold numbers or strings, got dtype {arr.dtype}")
+        arr = self._label_array(y, n)
         classes = self.classes_
         if classes is None:
             classes = np.unique(arr)
@@ -117,6 +104,25 @@ class MulticlassLearner(OnlineLearner):
             raise ValueError(f"y holds labels outside the classes {classes.tolist()}: "
                              f"{np.unique(arr[bad])[:5].tolist()} (round {first})")
         return idx.astype(np.int32), classes
+
+    def _label_array(self, y, n):
+        """``y`` as a 1-D array of ``n`` finite numbers or strings."""
+        if y is None:
+            raise ValueError(f"y is required: {type(self).__name__} learns from labels")
+        try:
+            arr = np.asarray(y)
+        except Exception as exc:
+            raise ValueError(f"y must be a 1-D array of labels: {exc}") from None
+        if arr.ndim != 1:
+            raise ValueError(f"y must be 1-D, got shape {arr.shape}")
+        if arr.shape[0] != n:
+            raise ValueError(f"y has {arr.shape[0]} labels for {n} rounds")
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+            raise ValueError(f"y contains NaN or infinity (round {bad})")
+        if arr.dtype.kind not in "biufUS":
+            raise ValueError(f"y must hold numbers or strings, got dtype {arr.dtype}")
+        return arr
 
     def _learn(self, X, y, record: bool):
         stream = as_stream(X, -1 if self.n_features is None else self.n_features)
@@ -161,13 +167,14 @@ class MulticlassLearner(OnlineLearner):
         with self._okl_lock:
             d = self.n_features
             stream = check_row(x, -1 if d is None else d)
+            if y is None:
+                raise ValueError(f"y is required: {type(self).__name__} learns from labels")
+            y = self._label_array(np.atleast_1d(y), 1)
             if self.classes_ is None:
                 raise ValueError(f"{type(self).__name__} learns one example at a time once "
                                  f"its classes are known: give classes=[...] or learn a "
                                  f"first stream with run / partial_fit")
-            if y is None:
-                raise ValueError(f"y is required: {type(self).__name__} learns from labels")
-            idx, _ = self._indices(np.atleast_1d(y), 1)
+            idx, _ = self._indices(y, 1)
             if d is None:
                 self._ensure_allocated(stream.d)
             if not _learn_one_multiclass(self, stream, int(idx[0])):
