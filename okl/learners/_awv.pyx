@@ -46,8 +46,8 @@ cdef class KernelAWVCore(Learner):
     solution of ``L c = k_t(x)`` and in ``p``/``s2`` the KRR forecast and the
     posterior variance ``k(x, x) - ||c||^2``.
     """
-    cdef double lam
-    cdef int awv
+    cdef public double lam         # the learner's parameters (okl.params)
+    cdef public int awv            # forecaster "awv" (1) or "krr" (0)
     cdef double* U
     cdef double* z
     cdef double* c
@@ -66,9 +66,7 @@ cdef class KernelAWVCore(Learner):
         free(self.z)
         free(self.c)
 
-    def _awv_setup(self, double lam, int awv):
-        self.lam = lam
-        self.awv = awv
+    def _setup(self):
         if self._reserve(64) != 0:
             raise MemoryError("cannot allocate Kernel-AWV buffers")
 
@@ -217,8 +215,10 @@ cdef class TaylorAWVCore(Learner):
     Feature ``f >= 1`` is ``v[parent[f]] * x[var[f]] * factor[f]`` (tables from
     ``okl.learners.awv._taylor_tables``), ``v[0] = exp(-||x||^2 / (2 sigma^2))``.
     """
-    cdef double lam, sigma, gamma
-    cdef int awv, M
+    cdef public double lam     # the learner's parameters (okl.params)
+    cdef public int awv        # forecaster "awv" (1) or "krr" (0)
+    cdef double sigma, gamma   # the Gaussian kernel's width, 1 / (2 sigma^2)
+    cdef int M                 # the degree in use (M, or Theorem 4's)
     cdef public int r          # features (0 before the first example)
     cdef double* Ainv
     cdef double* b
@@ -259,12 +259,12 @@ cdef class TaylorAWVCore(Learner):
         self.var = NULL
         self.factor = NULL
 
-    def _taylor_setup(self, double lam, int awv, int M, double sigma):
-        self.lam = lam
-        self.awv = awv
-        self.M = M
-        self.sigma = sigma
-        self.gamma = 1.0 / (2.0 * sigma * sigma)
+    def _setup(self):
+        """The degree in use (the learner's ``degree``: ``M``, or Theorem 4's) and the
+        Gaussian kernel's width (the ``kernel`` parameter; the core computes no kernel)."""
+        self.M = self.degree
+        self.sigma = self.kernel.sigma
+        self.gamma = 1.0 / (2.0 * self.sigma * self.sigma)
 
     def _taylor_allocate(self, int d, parent, var, factor):
         """Allocate ``A^{-1} = I / lam``, ``b = 0`` and the feature tables for ``d`` inputs."""

@@ -37,16 +37,17 @@ import math
 import numpy as np
 
 from okl._learner import fields
-from okl._validation import check_choice, check_int, check_real, check_row
-from okl.kernels import Gaussian, Laplacian, check_kernel
+from okl._validation import check_int, check_real, check_row
+from okl.kernels import Gaussian, Laplacian
 from okl.learners._awv import KernelAWVCore, TaylorAWVCore
 from okl.learners.base import OnlineLearner
+from okl.params import Choice, Int, KernelParam, Real, Value
 from okl.registry import register_learner
 
 __all__ = ["KernelAWV", "PKAWV", "taylor_exponents", "taylor_feature_count", "theorem4_M"]
 
 _BASES = ("taylor", "nystrom")
-_FORECASTERS = {"awv": 1, "krr": 0}
+_FORECASTERS = {"awv": 1, "krr": 0}           # value: the core's ``awv`` flag
 _TASKS = {"regression": False, "classification": True}
 
 #: largest number of Taylor features r = C(d + M, M): A^{-1} is r x r doubles (512 MiB)
@@ -161,11 +162,28 @@ def _lemma13(R, sigma, M):
     return math.inf if log_b > 709.0 else math.exp(log_b)
 
 
-def _check_common(lam, forecaster, task):
-    lam = check_real(lam, "lam", low=0, low_open=True)
-    forecaster = check_choice(forecaster, "forecaster", _FORECASTERS)
-    task = check_choice(task, "task", _TASKS)
-    return lam, forecaster, task
+class _Forecaster:
+    """The parameters Kernel-AWV and both PKAWV bases share (``okl.params``; the
+    Nyström basis redeclares ``forecaster`` for its core's ``krr`` flag)."""
+
+    kernel = KernelParam()
+    lam = Real(1.0, low=0, low_open=True)
+    forecaster = Choice("awv", _FORECASTERS, core="awv")
+    task = Choice("regression", _TASKS)
+
+    def _classifies(self):
+        return _TASKS[self.task]
+
+
+def _basis(name, owner):
+    """PKAWV's ``basis`` in the implementation ``owner`` of basis ``name``
+    (``PKAWV.__new__`` chose the class by it)."""
+    def check(value, _):
+        if value != name:
+            raise ValueError(f"basis must be {name!r} for {owner}, got {value!r}")
+        return value
+
+    return Value(name, check=check, text=repr(name))
 
 
 # ----------------------------------------------------------------------------
@@ -177,7 +195,7 @@ def _check_common(lam, forecaster, task):
     examples=[dict(kernel=Gaussian(1.0), lam=1.0),
               dict(kernel=Laplacian(2.0), lam=0.5, forecaster="krr", task="classification")],
     bounds="okl.experiments.bounds.awv:awv")
-class KernelAWV(OnlineLearner, KernelAWVCore):
+class KernelAWV(_Forecaster, OnlineLearner, KernelAWVCore):
     r"""Kernel-AWV, eq. (3) of Jézéquel, Gaillard & Rudi (2019): the nonlinear ridge
     forecaster of Vovk (2001) and Azoury & Warmuth (2001) in the RKHS of ``kernel``.
 
@@ -241,13 +259,11 @@ class KernelAWV(OnlineLearner, KernelAWVCore):
 
     _blas_in_round_loop = True
 
-    def __init__(self, kernel=None, *, lam=1.0, forecaster="awv", task="regression"):
-        self.kernel = check_kernel(kernel)
-        self.lam, self.forecaster, self.task = _check_common(lam, forecaster, task)
+    def _configure(self):
         # no seed parameter: the learner never draws; a fixed seed keeps its pickle a
         # function of the rounds (an entropy-seeded generator differs in every instance)
-        self._core_setup(self.kernel, 0, _TASKS[self.task])
-        self._awv_setup(self.lam, _FORECASTERS[self.forecaster])
+        self._core_setup(self.kernel, 0, self._classifies())
+        self._setup()
 
     def _allocation(self):
         return 64, True
@@ -314,7 +330,21 @@ class PKAWV(OnlineLearner):
         return f"PKAWV({args})"
 
 
-class _PKAWVTaylor(PKAWV, TaylorAWVCore):
+class _GaussianKernel(KernelParam):
+    """The Taylor basis's kernel: a Gaussian one."""
+
+    def check(self, value):
+        kernel = super().check(value)
+        if not isinstance(kernel, Gaussian):
+            raise ValueError("PKAWV(basis='taylor') requires a Gaussian kernel (the features "
+                             f"(6) expand exp(-||x - v||^2 / (2 sigma^2))), got {kernel!r}")
+        return kernel
+
+    def describe(self):
+        return "an okl Gaussian kernel (None: Gaussian(1.0))"
+
+
+class _PKAWVTaylor(_Forecaster, PKAWV, TaylorAWVCore):
     r"""PKAWV with the Gaussian Taylor basis: Section 3.1 and Appendix H, Algorithm 1,
     of Jézéquel, Gaillard & Rudi (2019).  Built by ``PKAWV(basis="taylor", ...)``.
 
@@ -388,7 +418,12 @@ class _PKAWVTaylor(PKAWV, TaylorAWVCore):
     on ``|k(x, x') - v(x)^T v(x')|`` for the inputs seen so far.
     """
 
-    _param_names = ("basis", "kernel", "lam", "M", "n", "R", "forecaster", "task")
+    kernel = _GaussianKernel()
+    basis = _basis("taylor", "_PKAWVTaylor")
+    M = Int(None, low=0, none="Theorem 4's M, from n and R")
+    n = Int(None, low=1, none="no horizon (M must be given)")
+    R = Real(None, low=0, none="no radius: no assumption and no check (M must be given)")
+    _param_order = ("kernel", "basis", "lam", "M", "n", "R", "forecaster", "task")
 
     @property
     def _blas_in_round_loop(self):
@@ -396,30 +431,18 @@ class _PKAWVTaylor(PKAWV, TaylorAWVCore):
         # machine is much slower than one thread; for small r the guard's cost is waste
         return self.n_features is not None and self.n_basis() >= BLAS_GUARD_FEATURES
 
-    def __init__(self, kernel=None, *, basis="taylor", lam=1.0, M=None, n=None, R=None,
-                 forecaster="awv", task="regression"):
-        if basis != "taylor":
-            raise ValueError(f"basis must be 'taylor' for {type(self).__name__}, got {basis!r}")
-        kernel = check_kernel(kernel)
-        if not isinstance(kernel, Gaussian):
-            raise ValueError("PKAWV(basis='taylor') requires a Gaussian kernel (the features "
-                             f"(6) expand exp(-||x - v||^2 / (2 sigma^2))), got {kernel!r}")
-        self.basis = basis
-        self.kernel = kernel
-        self.lam, self.forecaster, self.task = _check_common(lam, forecaster, task)
-        self.n = None if n is None else check_int(n, "n", low=1)
-        self.R = None if R is None else check_real(R, "R", low=0)
-        if M is None:
+    def _check_params(self):
+        if self.M is None:
             if self.n is None or self.R is None:
                 raise ValueError("M is None: Theorem 4 chooses M from the horizon n and the "
                                  "radius R (||x_t|| <= R); give n and R, or give M")
-            self.M = None
-            self._M = theorem4_M(self.n, self.lam, self.R, kernel.sigma)
+            self._M = theorem4_M(self.n, self.lam, self.R, self.kernel.sigma)
         else:
-            self.M = check_int(M, "M", low=0)
             self._M = self.M
-        self._core_setup(None, 0, _TASKS[self.task])     # never draws (see KernelAWV)
-        self._taylor_setup(self.lam, _FORECASTERS[self.forecaster], self._M, kernel.sigma)
+
+    def _configure(self):
+        self._core_setup(None, 0, self._classifies())    # never draws (see KernelAWV)
+        self._setup()
 
     # -- the basis ------------------------------------------------------------------
 
@@ -502,4 +525,7 @@ class _PKAWVTaylor(PKAWV, TaylorAWVCore):
         super()._restore(state)
 
 
+# get_params (repr, pickles) lists basis first; the constructor takes the kernel first
+_PKAWVTaylor._param_names = ("basis",) + tuple(
+    n for n in _PKAWVTaylor._param_names if n != "basis")
 PKAWV._basis_classes["taylor"] = _PKAWVTaylor
