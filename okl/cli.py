@@ -405,8 +405,12 @@ def _run(args) -> int:
         trace = learner.run(X, y)  # a regressor learns the labels as real targets
     summary = trace.to_dict()
     summary["data"] = source
-    quality = (("mistake rate", f"{trace.mistake_rate:.4f}") if trace.is_classification
-               else ("average loss", f"{trace.average_loss:.4f}"))
+    if trace.is_classification:
+        quality = ("mistake rate", f"{trace.mistake_rate:.4f}")
+    elif trace.mean_squared_error is not None:
+        quality = ("mean squared loss", f"{trace.mean_squared_error:.6g}")
+    else:
+        quality = ("average loss", f"{trace.average_loss:.4f}")
     rows = [("learner", repr(learner)), ("data", source), ("rounds", trace.n_rounds),
             quality,
             ("support vectors", trace.final_budget), ("seconds", f"{trace.seconds:.3f}"),

@@ -17,7 +17,7 @@ import json
 
 import numpy as np
 
-__all__ = ["SummaryTrace", "run_chunks", "run_file", "DEFAULT_EVERY"]
+__all__ = ["SummaryTrace", "run_chunks", "run_file", "DEFAULT_EVERY", "label_reading"]
 
 DEFAULT_EVERY = 1000
 
@@ -63,12 +63,21 @@ class SummaryTrace:
         self.seconds = 0.0
         self.extras = {}
         self._rounds, self._cum_m, self._cum_l, self._budget = [], [], [], []
+        self._sq_error = None      # regression: sum (f_t(x_t) - y_t)^2
+
+    @property
+    def mean_squared_error(self):
+        """A regressor's ``mean (f_t(x_t) - y_t)^2`` over the rounds (``None`` for a
+        classifier)."""
+        return None if self._sq_error is None else self._sq_error / self.n_rounds
 
     def add(self, trace) -> None:
         """Account for the next chunk's per-round ``Trace``."""
         T = trace.n_rounds
         if T == 0:
             return
+        if trace.mean_squared_error is not None:
+            self._sq_error = trace.mean_squared_error * T + (self._sq_error or 0.0)
         cum_l = self._loss + np.cumsum(trace.losses)
         if trace.mistakes is not None:
             base = 0 if self._mistakes is None else self._mistakes
@@ -151,6 +160,8 @@ class SummaryTrace:
         if self.is_classification:
             out["mistakes"] = self.n_mistakes
             out["mistake_rate"] = self.mistake_rate
+        if self.mean_squared_error is not None:
+            out["mean_squared_error"] = self.mean_squared_error
         out["extras"] = {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                          for k, v in self.extras.items()}
         out["summary_every"] = self.every
@@ -186,12 +197,22 @@ def _concatenate(traces):
 
     last = traces[-1]
     mistakes = None if last.mistakes is None else np.concatenate([t.mistakes for t in traces])
+    multi = {}
+    if last.is_multiclass:
+        multi = dict(predictions=np.concatenate([t.predictions for t in traces]),
+                     classes=last.classes,
+                     class_scores=(None if any(t.class_scores is None for t in traces)
+                                   else np.concatenate([t.class_scores for t in traces])))
+    mse = None
+    if all(t.mean_squared_error is not None for t in traces):
+        n = sum(t.n_rounds for t in traces)
+        mse = sum(t.mean_squared_error * t.n_rounds for t in traces) / n
     return Trace(scores=np.concatenate([t.scores for t in traces]),
                  losses=np.concatenate([t.losses for t in traces]),
                  mistakes=mistakes,
                  budget=np.concatenate([t.budget for t in traces]),
                  seconds=float(sum(t.seconds for t in traces)), extras=last.extras,
-                 learner=last.learner)
+                 learner=last.learner, mean_squared_error=mse, **multi)
 
 
 def run_chunks(learner, chunks, *, every: int = DEFAULT_EVERY, keep_rounds: bool = False,
@@ -235,6 +256,23 @@ def run_chunks(learner, chunks, *, every: int = DEFAULT_EVERY, keep_rounds: bool
     return _concatenate(kept) if keep_rounds else summary
 
 
+def label_reading(learner):
+    """How a file's labels are read for ``learner``: ``None`` (mapped to -1/+1) for a
+    binary classifier, ``"keep"`` for a multiclass learner (the file's classes) and a
+    regressor (real targets)."""
+    if getattr(learner, "task", None) == "multiclass" or not learner.is_classifier:
+        return "keep"
+    return None
+
+
+def _plain_labels(labels):
+    """A file's labels, integral floats as ints (``1.0`` -> ``1``)."""
+    vals = list(labels)
+    if all(isinstance(v, float) and v.is_integer() for v in vals):
+        return [int(v) for v in vals]
+    return vals
+
+
 def _needs_horizon(learner) -> bool:
     return "T" in getattr(learner, "_param_names", ()) and getattr(learner, "T", 0) is None
 
@@ -276,8 +314,15 @@ def run_file(learner, source, *, chunk_rows: int | None = None, every: int = DEF
             total = info.n_rows
     if _needs_horizon(learner):
         learner.set_params(T=total)
+    labels = label_reading(learner)
+    if labels == "keep" and Path(source).exists():
+        # the learner's task reads the file's labels as they are: a multiclass learner
+        # is given the file's classes (a chunk need not show them all)
+        info = scan(source, format=fmt, chunk_rows=chunk_rows, need_mapping=False)
+        if getattr(learner, "task", None) == "multiclass" and learner.classes_ is None:
+            learner.set_params(classes=_plain_labels(info.labels))
     chunks = iter_chunks(source, chunk_rows=chunk_rows, data_home=data_home,
-                         info=info if Path(source).exists() else None)
+                         info=info if Path(source).exists() else None, labels=labels)
     trace = run_chunks(learner, chunks, every=every, keep_rounds=keep_rounds, total=total,
                        progress=progress, desc=Path(str(source)).name)
     return trace, trace.n_rounds

@@ -41,6 +41,9 @@ class Trace:
     class_scores : (T, K) float array or None
         A multiclass learner's ``f_c(x_t)`` for every class, before round ``t``'s update
         (kept when ``T K`` is at most :data:`CLASS_SCORES_MAX` values).
+    mean_squared_error : float or None
+        A regressor's ``mean (f_t(x_t) - y_t)^2`` (``None`` for a classifier, or without
+        labels).
     """
 
     scores: np.ndarray
@@ -53,6 +56,7 @@ class Trace:
     predictions: np.ndarray | None = None
     classes: np.ndarray | None = None
     class_scores: np.ndarray | None = None
+    mean_squared_error: float | None = None
 
     @property
     def is_multiclass(self) -> bool:
@@ -115,6 +119,8 @@ class Trace:
             out["mistake_rate"] = self.mistake_rate
         if self.is_multiclass:
             out["classes"] = self.classes.tolist()
+        if self.mean_squared_error is not None:
+            out["mean_squared_error"] = self.mean_squared_error
         out["extras"] = {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                          for k, v in self.extras.items()}
         if per_round:
@@ -140,6 +146,8 @@ class Trace:
         extras = {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                   for k, v in self.extras.items()}
         meta = {"seconds": self.seconds, "learner": self.learner, "extras": extras}
+        if self.mean_squared_error is not None:
+            meta["mean_squared_error"] = self.mean_squared_error
         np.savez_compressed(path, meta=np.array(json.dumps(meta, default=_plain)), **arrays)
 
     @classmethod
@@ -165,6 +173,7 @@ class Trace:
                        mistakes=data["mistakes"] if "mistakes" in data else None,
                        budget=data["budget"], seconds=meta["seconds"],
                        extras=meta["extras"], learner=meta["learner"],
+                       mean_squared_error=meta.get("mean_squared_error"),
                        **{k: data[k] for k in ("predictions", "classes", "class_scores")
                           if k in data})
 

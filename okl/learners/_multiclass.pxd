@@ -6,14 +6,17 @@ from okl._core cimport Learner, Row
 
 cdef class MulticlassCore(Learner):
     cdef public int K             # classes (fixed at the first stream: classes_)
-    cdef double* A                # coefficients, row-major: A[i * K + c] of vector i, class c
-    cdef int* idx                 # idx[i * K + j], j < nnz[i]: the classes of row i in use
+    cdef int m                    # slots per row (grows up to K as rows need them)
+    cdef int* cls                 # cls[i * m + j], j < nnz[i]: the classes of row i in use
+    cdef double* val              # val[i * m + j]: the coefficient of vector i, class cls
     cdef int* nnz
-    cdef int a_cap                # rows allocated in A, idx, nnz
+    cdef int a_cap                # rows allocated in cls, val, nnz
     cdef double* s                # the K scores of the last scored example
     cdef int yhat                 # its predicted class (first of the largest scores)
 
     cdef int mc_reserve(self, int rows) noexcept nogil
+    cdef int widen(self, int m) noexcept nogil
+    cdef double coef(self, int i, int c) noexcept nogil
     cdef void class_scores(self, const Row* x) noexcept nogil
     cdef int best(self, int exclude) noexcept nogil
     cdef int add_vector(self, const Row* x) noexcept nogil

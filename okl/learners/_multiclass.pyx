@@ -4,9 +4,12 @@
 A multiclass kernel learner keeps one support set ``S`` (each example stored once) and a
 coefficient per support vector and class: ``f_c(x) = sum_i A[i, c] k(s_i, x)``.  A round
 computes the kernel row ``k(S, x)`` once, then the ``K`` scores by walking each row's
-classes in use (``idx``/``nnz``): a Crammer-Singer update touches two classes of a row,
-so the scores cost ``O(|S|)`` additions beside the kernel row, not ``O(K |S|)`` (a
-learner whose rows fill up, a projection, pays ``O(K |S|)``, as a dense matrix would).
+classes in use: row ``i`` keeps its ``nnz[i]`` (class, coefficient) pairs in ``m`` slots
+(``cls``, ``val``), ``m`` the most any row needs so far.  A Crammer-Singer max-score
+update touches two classes of a row, so ``m = 2``, the pairs lie one after the other in
+memory and the scores cost ``O(|S|)`` additions beside the kernel row, whatever ``K``; a
+learner whose rows fill up (a projection) widens ``m`` towards ``K`` and pays
+``O(K |S|)``, as a dense matrix would.
 
 Class indices are ``0 .. K-1`` (the learner's ``classes_`` in sorted order); the
 predicted class is the first of the largest scores (the lowest index on ties, as
@@ -39,16 +42,17 @@ cdef class MulticlassCore(Learner):
 
     def __cinit__(self, *args, **kwargs):
         self.K = 0
-        self.A = NULL
-        self.idx = NULL
+        self.m = 0
+        self.cls = NULL
+        self.val = NULL
         self.nnz = NULL
         self.a_cap = 0
         self.s = NULL
         self.yhat = 0
 
     def __dealloc__(self):
-        free(self.A)
-        free(self.idx)
+        free(self.cls)
+        free(self.val)
         free(self.nnz)
         free(self.s)
 
@@ -57,6 +61,7 @@ cdef class MulticlassCore(Learner):
         if K < 2:
             raise ValueError(f"a multiclass learner needs at least 2 classes, got {K}")
         self.K = K
+        self.m = 2
         free(self.s)
         self.s = NULL
         if _grow(<void**> &self.s, K * sizeof(double)):
@@ -68,30 +73,59 @@ cdef class MulticlassCore(Learner):
         cdef size_t r = rows
         if rows <= self.a_cap:
             return 0
-        if (_grow(<void**> &self.A, r * self.K * sizeof(double))
-                or _grow(<void**> &self.idx, r * self.K * sizeof(int))
+        if (_grow(<void**> &self.cls, r * self.m * sizeof(int))
+                or _grow(<void**> &self.val, r * self.m * sizeof(double))
                 or _grow(<void**> &self.nnz, r * sizeof(int))):
             return -1
         self.a_cap = rows
         return 0
 
+    cdef int widen(self, int m) noexcept nogil:
+        """``m`` slots per row (rows keep their pairs); 0, or -1 if out of memory."""
+        cdef int i, j, old = self.m, n = self.a_cap
+        cdef size_t r = n
+        if m <= old:
+            return 0
+        if (_grow(<void**> &self.cls, r * m * sizeof(int))
+                or _grow(<void**> &self.val, r * m * sizeof(double))):
+            return -1
+        i = n - 1
+        while i >= 0:                      # from the last row: the new stride is wider
+            j = self.nnz[i] - 1 if i < (0 if self.sv is None else self.sv.n) else -1
+            while j >= 0:
+                self.cls[i * m + j] = self.cls[i * old + j]
+                self.val[i * m + j] = self.val[i * old + j]
+                j -= 1
+            i -= 1
+        self.m = m
+        return 0
+
+    cdef double coef(self, int i, int c) noexcept nogil:
+        """``A[i, c]``."""
+        cdef int j
+        for j in range(self.nnz[i]):
+            if self.cls[i * self.m + j] == c:
+                return self.val[i * self.m + j]
+        return 0.0
+
     cdef void class_scores(self, const Row* x) noexcept nogil:
         """``s[c] = f_c(x)`` for every class (the kernel row left in ``sv.krow``), and
         ``yhat``."""
-        cdef int i, j, c, K = self.K, n
+        cdef int i, j, c, b, K = self.K, m = self.m, n
         cdef double ki
-        cdef double* A = self.A
-        cdef int* idx = self.idx
+        cdef double* s = self.s
+        cdef int* cls = self.cls
+        cdef double* val = self.val
         for c in range(K):
-            self.s[c] = 0.0
+            s[c] = 0.0
         n = 0 if self.sv is None else self.sv.n
         if n > 0:
             self.sv.fill_krow(x)
             for i in range(n):
                 ki = self.sv.krow[i]
+                b = i * m
                 for j in range(self.nnz[i]):
-                    c = idx[i * K + j]
-                    self.s[c] += A[i * K + c] * ki
+                    s[cls[b + j]] += val[b + j] * ki
         self.yhat = self.best(-1)
 
     cdef int best(self, int exclude) noexcept nogil:
@@ -118,23 +152,24 @@ cdef class MulticlassCore(Learner):
 
     cdef void clear_row(self, int i) noexcept nogil:
         """Row ``i`` to zero (a vector just added, or replaced in its slot)."""
-        cdef int c, K = self.K
-        for c in range(K):
-            self.A[i * K + c] = 0.0
         self.nnz[i] = 0
 
     cdef void add_coef(self, int i, int c, double a) noexcept nogil:
-        """``A[i, c] += a`` (the class joins row ``i``'s classes in use)."""
-        cdef int j, K = self.K
-        cdef bint found = False
+        """``A[i, c] += a`` (the class joins row ``i``'s pairs; ``error`` set if the
+        rows cannot be widened)."""
+        cdef int j, b = i * self.m
         for j in range(self.nnz[i]):
-            if self.idx[i * K + j] == c:
-                found = True
-                break
-        if not found:
-            self.idx[i * K + self.nnz[i]] = c
-            self.nnz[i] += 1
-        self.A[i * K + c] += a
+            if self.cls[b + j] == c:
+                self.val[b + j] += a
+                return
+        if self.nnz[i] == self.m:
+            if self.widen(min(self.K, 2 * self.m)) != 0:
+                self.error = 1
+                return
+            b = i * self.m
+        self.cls[b + self.nnz[i]] = c
+        self.val[b + self.nnz[i]] = a
+        self.nnz[i] += 1
 
     cdef void remove_row(self, int i) noexcept nogil:
         """Delete row ``i`` as ``sv.remove(i)`` deletes its vector (later rows move up)."""
@@ -143,26 +178,26 @@ cdef class MulticlassCore(Learner):
             return
         tail = n - i - 1
         if tail > 0:
-            memmove(self.A + i * self.K, self.A + (i + 1) * self.K,
-                    tail * self.K * sizeof(double))
-            memmove(self.idx + i * self.K, self.idx + (i + 1) * self.K,
-                    tail * self.K * sizeof(int))
+            memmove(self.cls + i * self.m, self.cls + (i + 1) * self.m,
+                    tail * self.m * sizeof(int))
+            memmove(self.val + i * self.m, self.val + (i + 1) * self.m,
+                    tail * self.m * sizeof(double))
             memmove(self.nnz + i, self.nnz + i + 1, tail * sizeof(int))
         self.sv.remove(i)
 
     cdef void scale_coefs(self, double c) noexcept nogil:
         """Every coefficient times ``c``."""
-        cdef int i, j, K = self.K
+        cdef int i, j
         for i in range(0 if self.sv is None else self.sv.n):
             for j in range(self.nnz[i]):
-                self.A[i * K + self.idx[i * K + j]] *= c
+                self.val[i * self.m + j] *= c
 
     cdef double row_sqnorm(self, int i) noexcept nogil:
         """``sum_c A[i, c]^2``."""
-        cdef int j, K = self.K
+        cdef int j
         cdef double v, out = 0.0
         for j in range(self.nnz[i]):
-            v = self.A[i * K + self.idx[i * K + j]]
+            v = self.val[i * self.m + j]
             out += v * v
         return out
 
@@ -179,33 +214,31 @@ cdef class MulticlassCore(Learner):
         cdef int n = 0 if self.sv is None else self.sv.n
         out = np.zeros((n, self.K))
         cdef double[:, ::1] o = out
-        cdef int i, j, c
+        cdef int i, j
         for i in range(n):
             for j in range(self.nnz[i]):
-                c = self.idx[i * self.K + j]
-                o[i, c] = self.A[i * self.K + c]
+                o[i, self.cls[i * self.m + j]] = self.val[i * self.m + j]
         return out
 
     def _classes_in_use(self):
         """Per row, the classes in use in the order they joined (for pickling)."""
         cdef int n = 0 if self.sv is None else self.sv.n
-        return [[self.idx[i * self.K + j] for j in range(self.nnz[i])] for i in range(n)]
+        return [[self.cls[i * self.m + j] for j in range(self.nnz[i])] for i in range(n)]
 
     def _put_coefficients(self, value):
         """Restore ``(matrix, classes in use)`` written by ``_coefficient_state``."""
         A, used = value
         A = np.asarray(A, dtype=np.float64)
-        cdef int n = A.shape[0], i, j, c
+        cdef int n = A.shape[0], i, j, width = max([2] + [len(u) for u in used])
+        self.m = width
+        self.a_cap = 0
         if self.mc_reserve(max(n, self.sv.capacity if self.sv is not None else n)) != 0:
             raise MemoryError("cannot allocate the class coefficients")
         for i in range(n):
-            self.nnz[i] = 0
-            for c in range(self.K):
-                self.A[i * self.K + c] = 0.0
-            for c in used[i]:
-                self.idx[i * self.K + self.nnz[i]] = c
-                self.nnz[i] += 1
-                self.A[i * self.K + c] = A[i, c]
+            self.nnz[i] = len(used[i])
+            for j, c in enumerate(used[i]):
+                self.cls[i * self.m + j] = c
+                self.val[i * self.m + j] = A[i, c]
 
     def _coefficient_state(self):
         return (self._coefficients(), self._classes_in_use())

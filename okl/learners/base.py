@@ -397,9 +397,9 @@ class OnlineLearner(Serialized):
     def _learn(self, X, y, record: bool):
         """Validate, then learn the stream ``(X, y)``; the caller holds the lock.
 
-        Returns ``(per-round arrays or None, seconds)``.  Nothing is copied that
-        is already in the typed form (``okl._validation.as_stream``); with
-        ``record`` False (``partial_fit``) no per-round array is allocated.
+        Returns ``(per-round arrays or None, seconds, the checked labels)``.  Nothing
+        is copied that is already in the typed form (``okl._validation.as_stream``);
+        with ``record`` False (``partial_fit``) no per-round array is allocated.
         """
         stream, labels = self._checked(X, y)
         self._ensure_allocated(stream.d)
@@ -415,7 +415,7 @@ class OnlineLearner(Serialized):
             raise self._failure()
         if self._okl_score_may_fail:
             self._raise_failure(True)
-        return arrays, seconds
+        return arrays, seconds, labels
 
     @_unlocked
     def run(self, X, y=None) -> Trace:
@@ -431,7 +431,9 @@ class OnlineLearner(Serialized):
         one pass over it.
         """
         with self._okl_lock:
-            (scores, losses, mistakes, budget), seconds = self._learn(X, y, True)
+            (scores, losses, mistakes, budget), seconds, labels = self._learn(X, y, True)
+            mse = (None if self.is_classifier or y is None
+                   else float(np.mean((scores - labels) ** 2)))
             return Trace(
                 scores=scores,
                 losses=losses,
@@ -440,6 +442,7 @@ class OnlineLearner(Serialized):
                 seconds=seconds,
                 extras=self._extras(),
                 learner=repr(self),
+                mean_squared_error=mse,
             )
 
     @_unlocked

@@ -142,14 +142,14 @@ class MulticlassLearner(OnlineLearner):
             seconds = time.perf_counter() - start
         if done < T:
             raise self._failure()
-        return arrays, seconds
+        return arrays, seconds, idx
 
     def run(self, X, y=None) -> Trace:
         """Learn the stream ``(X, y)``; its :class:`~okl.trace.Trace` with the predicted
         class per round (``predictions``), the margins (``scores``), the mistakes, the
         losses, the support size and (``T K`` small enough) every class's score."""
         with self._okl_lock:
-            (preds, margins, losses, mistakes, budget, scores), seconds = \
+            (preds, margins, losses, mistakes, budget, scores), seconds, _ = \
                 self._learn(X, y, True)
             return Trace(scores=margins, losses=losses, mistakes=mistakes.view(bool),
                          budget=budget, seconds=seconds, extras=self._extras(),
