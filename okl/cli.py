@@ -105,6 +105,9 @@ def _add_learner_arguments(parser):
                         help="a learner or kernel parameter, e.g. -p lam=0.01 -p tau=500 "
                              "(repeatable; a kernel's parameter, as sigma, is the kernel's: "
                              "a learner's own parameter of that name is -p learner.sigma=...)")
+    parser.add_argument("--multiclass", choices=("ovr", "ovo"), default=None,
+                        help="run a binary learner on K classes: one-vs-rest (K copies) or "
+                             "one-vs-one (K (K - 1) / 2 copies)")
 
 
 def _stream(args):
@@ -146,8 +149,12 @@ def _learner_maker(args):
     params = learners.parse_params(learners.learner_class(args.learner), mine)
 
     def make(seed=None, budget=None):
-        return learners.build(args.learner, params, kernel=kernel,
-                              seed=args.seed if seed is None else seed, budget=budget)
+        learner = learners.build(args.learner, params, kernel=kernel,
+                                 seed=args.seed if seed is None else seed, budget=budget)
+        reduction = getattr(args, "multiclass", None)
+        if reduction is not None:
+            learner = (learners.OneVsRest if reduction == "ovr" else learners.OneVsOne)(learner)
+        return learner
 
     make(seed=args.seed)          # every check, before anything is read or run
     return make
@@ -562,8 +569,9 @@ def _journal_runs(path) -> int:
 
 #: The ``okl`` command's advice for labels that need a mapping (the loaders' ``labels=``
 #: is no option of the command).
-_LABELS_ADVICE = ("the command line reads numeric binary labels only (a benchmark such as "
-                  "magic04 maps its own: --data magic04)")
+_LABELS_ADVICE = ("a binary learner reads numeric binary labels only: give it --multiclass "
+                  "ovr|ovo, or use a multiclass learner (okl run --list), or a benchmark "
+                  "that maps its own (--data magic04)")
 
 
 def _error_text(exc, args) -> str:

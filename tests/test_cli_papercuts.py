@@ -220,8 +220,9 @@ def test_p_values_are_parsed_by_the_declarations(capsys):
     assert "clip must be one of ['element', 'rescale'], got 'nope'" in capsys.readouterr().err
 
 
-ADVICE = ("the command line reads numeric binary labels only (a benchmark such as magic04 "
-          "maps its own: --data magic04)")
+ADVICE = ("a binary learner reads numeric binary labels only: give it --multiclass ovr|ovo, "
+          "or use a multiclass learner (okl run --list), or a benchmark that maps its own "
+          "(--data magic04)")
 
 
 @pytest.mark.parametrize("command", ["run", "bounds"])   # chunked reader; whole-file reader

@@ -131,3 +131,76 @@ def test_trace_predict_and_pickling_mid_stream(tmp_path):
                                          (MulticlassPA, {"variant": "pa2"})])
 def test_contract(cls, params):
     okl.check_learner(cls, kernel=okl.Gaussian(1.0), **params)
+
+
+# -- any binary learner on K classes ----------------------------------------------------
+
+def _ovo_by_hand(make, X, y, K):
+    """K (K - 1) / 2 binary learners run by hand: learner (a, b) scores every round and
+    learns the rounds of a (+1) and b (-1)."""
+    pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
+    ests = [make() for _ in pairs]
+    f = np.zeros((len(y), len(pairs)))
+    for t in range(len(y)):
+        for p, ((a, b), est) in enumerate(zip(pairs, ests)):
+            f[t, p] = 0.0 if est.n_features is None else est.decision_function(X[t:t + 1])[0]
+            if y[t] in (a, b):
+                est.learn_one(X[t], 1.0 if y[t] == a else -1.0)
+    votes, conf = np.zeros((len(y), K)), np.zeros((len(y), K))
+    for p, (a, b) in enumerate(pairs):
+        votes[:, a] += f[:, p] >= 0
+        votes[:, b] += f[:, p] < 0
+        conf[:, a] += f[:, p]
+        conf[:, b] -= f[:, p]
+    return votes + conf / (3 * (np.abs(conf) + 1))
+
+
+@pytest.mark.parametrize("make", [lambda: okl.Perceptron(okl.Gaussian(SIGMA)),
+                                  lambda: okl.BOGD(okl.Gaussian(SIGMA), B=15, seed=2),
+                                  lambda: okl.FOGD(okl.Gaussian(SIGMA), D=20, seed=3)])
+def test_one_vs_rest_and_one_vs_one_are_the_binary_learners_run_by_hand(make):
+    X, y = stream(T=160, K=4, seed=6)
+    ovr = okl.OneVsRest(make()).run(X, y)
+    by_hand = np.column_stack([make().run(X, np.where(y == c, 1.0, -1.0)).scores
+                               for c in range(4)])
+    assert np.array_equal(ovr.class_scores, by_hand)
+    assert np.array_equal(ovr.predictions, np.argmax(by_hand, axis=1))
+    ovo = okl.OneVsOne(make()).run(X, y)
+    np.testing.assert_allclose(ovo.class_scores, _ovo_by_hand(make, X, y, 4), atol=1e-12)
+    assert np.array_equal(ovo.predictions, np.argmax(ovo.class_scores, axis=1))
+
+
+def test_reductions_of_a_python_learner_pickle_and_refuse_bad_input():
+    class Centroid(okl.PythonLearner):        # a user's binary learner
+        def __init__(self, kernel=None):
+            self.kernel = kernel
+            self.w = None
+
+        def score(self, x):
+            return 0.0 if self.w is None else float(self.w @ x)
+
+        def update(self, x, y, score):
+            self.w = y * x if self.w is None else self.w + (y * x if y * score <= 0 else 0)
+            return max(0.0, -y * score)
+
+    import sys
+    sys.modules[__name__].Centroid = Centroid      # picklable by name
+    Centroid.__qualname__ = "Centroid"
+    X, y = stream(T=120, K=3, seed=7)
+    names = np.array(["a", "b", "c"])[y]
+    ovr = okl.OneVsRest(Centroid())
+    tr = ovr.run(X[:60], names[:60])
+    assert tr.classes.tolist() == ["a", "b", "c"] and len(ovr.estimators_) == 3
+    copy = pickle.loads(pickle.dumps(ovr))
+    assert np.array_equal(copy.run(X[60:], names[60:]).class_scores,
+                          ovr.run(X[60:], names[60:]).class_scores)
+    before = pickle.dumps(ovr)
+    with pytest.raises(ValueError, match="outside the classes"):
+        ovr.run(X[:5], np.array(["a", "b", "z", "a", "a"]))
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        ovr.run(np.where(np.arange(15)[:, None] == 3, np.nan, X[:15]), names[:15])
+    assert pickle.dumps(ovr) == before
+    with pytest.raises(ValueError, match="takes a binary classifier"):
+        okl.OneVsRest(MulticlassPerceptron())
+    with pytest.raises(ValueError, match="takes a binary classifier"):
+        okl.OneVsOne(okl.KernelOGD(loss="squared"))

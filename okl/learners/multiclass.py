@@ -26,7 +26,8 @@ from okl.params import Choice, KernelParam, Real, Seed, Value
 from okl.registry import register_learner
 from okl.trace import CLASS_SCORES_MAX, Trace
 
-__all__ = ["MulticlassLearner", "MulticlassPerceptron", "MulticlassPA", "check_classes"]
+__all__ = ["MulticlassLearner", "MulticlassPerceptron", "MulticlassPA", "check_classes",
+           "label_indices", "label_array"]
 
 
 def check_classes(value, name="classes"):
@@ -45,6 +46,52 @@ def check_classes(value, name="classes"):
     if np.unique(arr).size != arr.size:
         raise ValueError(f"{name} holds a label twice: {value!r}")
     return value
+
+
+def label_indices(y, n, classes, name="the learner"):
+    """``(indices, classes)``: ``y`` (``n`` labels) as int32 indices into ``classes``
+    (``None``: the sorted distinct labels of ``y``, which must be at least two); a
+    ``ValueError`` naming the problem (nothing is kept: the caller fixes the classes of
+    a first stream once it is learned)."""
+    arr = label_array(y, n, name)
+    if classes is None:
+        classes = np.unique(arr)
+        if classes.size < 2:
+            raise ValueError(f"the first stream of {name} shows "
+                             f"{classes.size} class ({classes.tolist()}): a multiclass "
+                             f"learner needs at least 2; give classes=[...]")
+    try:
+        idx = np.searchsorted(classes, arr)
+    except TypeError:
+        raise ValueError(f"y holds labels of another kind than classes_ "
+                         f"{classes.tolist()}") from None
+    idx = np.minimum(idx, classes.size - 1)
+    bad = classes[idx] != arr
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"y holds labels outside the classes {classes.tolist()}: "
+                         f"{np.unique(arr[bad])[:5].tolist()} (round {first})")
+    return idx.astype(np.int32), classes
+
+
+def label_array(y, n, name="the learner"):
+    """``y`` as a 1-D array of ``n`` finite numbers or strings."""
+    if y is None:
+        raise ValueError(f"y is required: {name} learns from labels")
+    try:
+        arr = np.asarray(y)
+    except Exception as exc:
+        raise ValueError(f"y must be a 1-D array of labels: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"y has {arr.shape[0]} labels for {n} rounds")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"y contains NaN or infinity (round {bad})")
+    if arr.dtype.kind not in "biufUS":
+        raise ValueError(f"y must hold numbers or strings, got dtype {arr.dtype}")
+    return arr
 
 
 class MulticlassLearner(OnlineLearner):
@@ -81,48 +128,8 @@ class MulticlassLearner(OnlineLearner):
         self.__dict__["_classes"] = classes
 
     def _indices(self, y, n):
-        """``y`` (``n`` labels) as int32 indices into ``classes_``; ``ValueError`` naming
-        the problem (nothing changes: the classes of a first stream are returned, not
-        kept, until the stream is learned)."""
-        arr = self._label_array(y, n)
-        classes = self.classes_
-        if classes is None:
-            classes = np.unique(arr)
-            if classes.size < 2:
-                raise ValueError(f"the first stream of {type(self).__name__} shows "
-                                 f"{classes.size} class ({classes.tolist()}): a multiclass "
-                                 f"learner needs at least 2; give classes=[...]")
-        try:
-            idx = np.searchsorted(classes, arr)
-        except TypeError:
-            raise ValueError(f"y holds labels of another kind than classes_ "
-                             f"{classes.tolist()}") from None
-        idx = np.minimum(idx, classes.size - 1)
-        bad = classes[idx] != arr
-        if bad.any():
-            first = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"y holds labels outside the classes {classes.tolist()}: "
-                             f"{np.unique(arr[bad])[:5].tolist()} (round {first})")
-        return idx.astype(np.int32), classes
-
-    def _label_array(self, y, n):
-        """``y`` as a 1-D array of ``n`` finite numbers or strings."""
-        if y is None:
-            raise ValueError(f"y is required: {type(self).__name__} learns from labels")
-        try:
-            arr = np.asarray(y)
-        except Exception as exc:
-            raise ValueError(f"y must be a 1-D array of labels: {exc}") from None
-        if arr.ndim != 1:
-            raise ValueError(f"y must be 1-D, got shape {arr.shape}")
-        if arr.shape[0] != n:
-            raise ValueError(f"y has {arr.shape[0]} labels for {n} rounds")
-        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise ValueError(f"y contains NaN or infinity (round {bad})")
-        if arr.dtype.kind not in "biufUS":
-            raise ValueError(f"y must hold numbers or strings, got dtype {arr.dtype}")
-        return arr
+        """``y`` (``n`` labels) as int32 indices into ``classes_`` (:func:`label_indices`)."""
+        return label_indices(y, n, self.classes_, type(self).__name__)
 
     def _learn(self, X, y, record: bool):
         stream = as_stream(X, -1 if self.n_features is None else self.n_features)
@@ -169,7 +176,7 @@ class MulticlassLearner(OnlineLearner):
             stream = check_row(x, -1 if d is None else d)
             if y is None:
                 raise ValueError(f"y is required: {type(self).__name__} learns from labels")
-            y = self._label_array(np.atleast_1d(y), 1)
+            y = label_array(np.atleast_1d(y), 1, type(self).__name__)
             if self.classes_ is None:
                 raise ValueError(f"{type(self).__name__} learns one example at a time once "
                                  f"its classes are known: give classes=[...] or learn a "
