@@ -33,11 +33,12 @@ class HeldLearner:
             names the wrapper that takes it).
         """
         from okl.learners.base import OnlineLearner     # on first use, as before
+        from okl.learners.reductions import OneVsOne, OneVsRest
 
         learner = self.learner
         if learner is None:
             learner = self._defaults[0 if self._is_classifier else 1]()
-        if not isinstance(learner, OnlineLearner):
+        if not isinstance(learner, (OnlineLearner, OneVsRest, OneVsOne)):
             raise ValueError(f"learner must be an okl online learner, got {learner!r}")
         if bool(learner.is_classifier) != self._is_classifier:
             task = "a classifier" if learner.is_classifier else "a regressor"

@@ -12,8 +12,10 @@ stream.  So everything scikit-learn offers around estimators applies --
 ``clone``, pipelines, ``cross_val_score``, grid search over ``learner=[...]``
 -- with the online learner unchanged inside.
 
-``OnlineClassifier`` accepts any two labels (``classes_[0]`` is the learner's -1,
-``classes_[1]`` its +1); ``OnlineRegressor`` real targets.  :func:`estimator`
+``OnlineClassifier`` accepts any two labels for a binary learner (``classes_[0]`` is the
+learner's -1, ``classes_[1]`` its +1) and any K labels for a multiclass one (a native
+multiclass learner, or ``okl.OneVsRest`` / ``okl.OneVsOne`` around a binary one);
+``OnlineRegressor`` real targets.  :func:`estimator`
 picks the right one for a learner.
 """
 from __future__ import annotations
@@ -107,12 +109,28 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
 
     _is_classifier = True
 
+    def _multiclass(self) -> bool:
+        """Whether the learner is a multiclass one (native, or a OneVsRest/OneVsOne)."""
+        return getattr(self._spec(), "task", None) == "multiclass"
+
+    def _fresh(self):
+        learner = super()._fresh()
+        if self._multiclass():
+            learner.set_params(classes=list(self.classes_))
+        return learner
+
+    def _learn(self, X, targets):
+        self.learner_.run(X, targets)
+
     def _targets(self, y, *, fitting, classes=None):
         check_classification_targets(y)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if self._multiclass():
+            return self._multiclass_targets(y, fitting=fitting, classes=classes)
         if y_type != "binary":
             raise ValueError("Only binary classification is supported. The type of the "
-                             f"target is {y_type}.")
+                             f"target is {y_type}: give a multiclass learner, or the "
+                             f"binary one wrapped in okl.OneVsRest / okl.OneVsOne.")
         if fitting:
             classes = np.unique(y) if classes is None else np.unique(np.asarray(classes))
             if classes.size != 2:
@@ -128,23 +146,50 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
                              f"classes_ = {self.classes_!r}")
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
+    def _multiclass_targets(self, y, *, fitting, classes):
+        """A multiclass learner learns the labels themselves (its classes: those of the
+        first fit, or ``classes``)."""
+        if fitting:
+            classes = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+            if classes.size < 2:
+                raise ValueError(f"{type(self).__name__} needs at least 2 classes, got "
+                                 f"{classes.size} class(es) {classes!r}")
+            self.classes_ = classes
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes={classes!r} differ from the classes of the first "
+                             f"partial_fit, {self.classes_!r}")
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise ValueError(f"y contains labels {np.unique(y[unknown])!r} outside "
+                             f"classes_ = {self.classes_!r}")
+        return np.asarray(y)
+
     def partial_fit(self, X, y, classes=None):
-        """Continue the stream; ``classes`` (both labels) may be given on the first call,
-        else the first batch must contain both."""
+        """Continue the stream; ``classes`` (every label) may be given on the first call,
+        else the first batch must contain them all."""
         return super().partial_fit(X, y, classes=classes)
 
     def decision_function(self, X):
-        """Scores ``f(x)`` of the current hypothesis (nothing is learned); positive
-        means ``classes_[1]``."""
-        return self._scores(X)
+        """Scores of the current hypothesis (nothing is learned): ``f(x)``, positive
+        meaning ``classes_[1]``, for a binary learner; the ``(n, K)`` class scores of a
+        multiclass one (with two classes ``f_1(x) - f_0(x)``, as scikit-learn's)."""
+        f = self._scores(X)
+        if f.ndim == 2 and f.shape[1] == 2:
+            return f[:, 1] - f[:, 0]
+        return f
 
     def predict(self, X):
         f = self._scores(X)
+        if f.ndim == 2:
+            return self.classes_[np.argmax(f, axis=1)]
         return self.classes_[(f >= 0.0).astype(np.intp)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        try:
+            tags.classifier_tags.multi_class = self._multiclass()
+        except ValueError:
+            tags.classifier_tags.multi_class = False
         return tags
 
 

@@ -89,8 +89,17 @@ def label_array(y, n, name="the learner"):
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         bad = int(np.flatnonzero(~np.isfinite(arr))[0])
         raise ValueError(f"y contains NaN or infinity (round {bad})")
+    if arr.dtype.kind == "O":        # strings (or numbers) held as Python objects
+        if all(isinstance(v, str) for v in arr):
+            arr = arr.astype(str)
+        elif all(isinstance(v, (int, float, np.integer, np.floating))
+                 and not isinstance(v, bool) for v in arr):
+            arr = arr.astype(np.float64)
     if arr.dtype.kind not in "biufUS":
         raise ValueError(f"y must hold numbers or strings, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"y contains NaN or infinity (round {bad})")
     return arr
 
 
