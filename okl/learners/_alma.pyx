@@ -22,7 +22,8 @@ cdef class ALMACore(Learner):
     ``||w + eta y x_hat||^2 = ||w||^2 + 2 eta y (w . x_hat) + eta^2``, so a round
     costs one kernel row.
     """
-    cdef double alpha_, B, C
+    cdef public double alpha, C     # the learner's parameters (okl.params)
+    cdef double B                   # the margin scale in use (the learner's B_)
     cdef public double scale
     cdef public double norm_sq
     cdef public long long k     # index of the next correction (1-based, as in the paper)
@@ -33,17 +34,16 @@ cdef class ALMACore(Learner):
         self.scale = 1.0
         self.k = 1
 
-    def _alma_setup(self, double alpha, double B, double C):
-        self.alpha_ = alpha
-        self.B = B
-        self.C = C
+    def _setup(self):
+        """``B`` is the learner's ``B_`` (``1 / alpha`` when its ``B`` is None)."""
+        self.B = self.B_
         self.scale = 1.0
         self.norm_sq = 0.0
         self.k = 1
 
     cdef inline double margin(self) noexcept nogil:
         """``(1 - alpha) gamma_k`` with ``gamma_k = B sqrt(p - 1) / sqrt(k)``, ``p = 2``."""
-        return (1.0 - self.alpha_) * self.B / sqrt(<double> self.k)
+        return (1.0 - self.alpha) * self.B / sqrt(<double> self.k)
 
     cdef double score(self, const Row* x) noexcept nogil:
         cdef double kxx = kernel_self(&self.kp, x)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import math
 
 from okl._learner import fields
-from okl._validation import check_real, check_seed
-from okl.kernels import Gaussian, check_kernel
+from okl.kernels import Gaussian
+from okl.params import KernelParam, Real, Seed
 from okl.learners._alma import ALMACore
 from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
@@ -65,14 +65,11 @@ class ALMA(KernelExpansion, OnlineLearner, ALMACore):
     averaged/voted prediction and multi-epoch training are not included.
     """
 
-    def __init__(self, kernel=None, *, alpha=1.0, B=None, C=math.sqrt(2.0), seed=None):
-        self.kernel = check_kernel(kernel)
-        self.alpha = check_real(alpha, "alpha", low=0, high=1, low_open=True)
-        self.B = None if B is None else check_real(B, "B", low=0, low_open=True)
-        self.C = check_real(C, "C", low=0, low_open=True)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, True)
-        self._alma_setup(self.alpha, self.B_, self.C)
+    kernel = KernelParam()
+    alpha = Real(1.0, low=0, high=1, low_open=True)
+    B = Real(None, low=0, low_open=True, none="1 / alpha, Gentile's default (B_)", core=False)
+    C = Real(math.sqrt(2.0), low=0, low_open=True)
+    seed = Seed()
 
     @property
     def B_(self) -> float:
