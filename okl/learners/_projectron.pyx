@@ -44,8 +44,9 @@ cdef class ProjectronCore(Learner):
     ``U = L^T`` column-major beside the dictionary's ``L`` (appending a point writes
     row ``n`` of ``L`` and column ``n`` of ``U``: the same numbers).
     """
-    cdef double eta
-    cdef int margin
+    cdef public double eta      # the learner's parameters (okl.params)
+    cdef public int margin      # MARGIN_*: ProjectronPP's margin_update; the Projectron
+                                # declares none and keeps MARGIN_NONE, a new core's 0
     cdef GramCholesky gram
     cdef double* beta
     cdef int beta_size
@@ -93,9 +94,7 @@ cdef class ProjectronCore(Learner):
                 self.U[i + <Py_ssize_t> j * self.u_cap] = self.gram.M[j + <Py_ssize_t> i * ld]
         return 0
 
-    def _projectron_setup(self, double eta, int margin):
-        self.eta = eta
-        self.margin = margin
+    def _setup(self):
         self.gram = GramCholesky(64, True)
         free(self.U)
         self.U = NULL

@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 from okl._learner import fields
-from okl._validation import check_choice, check_real, check_seed
-from okl.kernels import Gaussian, check_kernel
+from okl.kernels import Gaussian
+from okl.params import Choice, KernelParam, Real, Seed
 from okl.learners._projectron import ProjectronCore
 from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
 
 __all__ = ["Projectron", "ProjectronPP"]
 
-# margin rules of the core (okl/learners/_projectron.pyx)
+# margin rules of the core (okl/learners/_projectron.pyx): the Projectron's is
+# _MARGIN_NONE (the core's default), ProjectronPP's margin_update chooses the others
 _MARGIN_NONE, _MARGIN_PAPER, _MARGIN_FULL = 0, 1, 2
 _MARGIN_UPDATES = {"paper": _MARGIN_PAPER, "full": _MARGIN_FULL}
 
@@ -19,6 +20,9 @@ class _ProjectronBase(KernelExpansion, OnlineLearner, ProjectronCore):
     """Shared surface: unbudgeted (growable) support set, extras, pickling."""
 
     _blas_in_round_loop = True  # triangular solves against the dictionary's factor
+
+    kernel = KernelParam()
+    eta = Real(0.1, low=0)
 
     def _allocation(self):
         return 64, True     # no budget: S grows whenever ||delta_t|| > eta
@@ -93,12 +97,7 @@ class Projectron(_ProjectronBase):
     counts of projected updates and added vectors.
     """
 
-    def __init__(self, kernel=None, *, eta=0.1, seed=None):
-        self.kernel = check_kernel(kernel)
-        self.eta = check_real(eta, "eta", low=0)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, True)
-        self._projectron_setup(self.eta, _MARGIN_NONE)
+    seed = Seed()
 
 
 @register_learner(
@@ -153,13 +152,8 @@ class ProjectronPP(_ProjectronBase):
     threshold of :class:`Projectron` applies.
     """
 
-    def __init__(self, kernel=None, *, eta=0.1, margin_update="paper", seed=None):
-        self.kernel = check_kernel(kernel)
-        self.eta = check_real(eta, "eta", low=0)
-        self.margin_update = check_choice(margin_update, "margin_update", _MARGIN_UPDATES)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, True)
-        self._projectron_setup(self.eta, _MARGIN_UPDATES[self.margin_update])
+    margin_update = Choice("paper", _MARGIN_UPDATES, core="margin")
+    seed = Seed()
 
     @property
     def margin_updates(self) -> int:
