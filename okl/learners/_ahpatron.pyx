@@ -69,9 +69,9 @@ cdef class AVPCore(Learner):
     and ``||f||^2`` by the exact recursion
     ``||f + a k_x||^2 = ||f||^2 + 2 a f(x) + a^2 k(x, x)``: a round is one kernel row.
     """
-    cdef double U               # radius of the ball H (inf: no projection)
-    cdef double lam, eps
-    cdef int rate
+    cdef public double U        # radius of the ball H (inf: no projection)
+    cdef public double lam, eps # the learner's parameters (okl.params; Ahpatron: U_, lam_)
+    cdef public int rate        # RATE_*: AVP's setting
     cdef public double scale
     cdef public double norm_sq          # ||f_t||_H^2 of the current hypothesis
     cdef public double lam_t            # the step of the last update
@@ -84,11 +84,7 @@ cdef class AVPCore(Learner):
     def __cinit__(self, *args, **kwargs):
         self.scale = 1.0
 
-    def _avp_setup(self, double U, double lam, double eps, int rate):
-        self.U = U
-        self.lam = lam
-        self.eps = eps
-        self.rate = rate
+    def _setup(self):
         self.scale = 1.0
         self.norm_sq = 0.0
         self.lam_t = 0.0
@@ -158,10 +154,11 @@ cdef class AhpatronCore(AVPCore):
     already computed; a halving reads ``K_2``, ``K_21`` from it, solves (9) once
     (size ``B/2``) and compacts both the support set and ``K`` in place.
     """
-    cdef int B, m
-    cdef int split              # SPLIT_OLDEST, SPLIT_NEWEST or SPLIT_R
-    cdef double eta
-    cdef double c               # constant c_t in (0, 1]; <= 0: c_t = ||f_t|| / U
+    cdef public int B           # the learner's parameters (okl.params)
+    cdef int m
+    cdef public int split       # SPLIT_OLDEST, SPLIT_NEWEST or SPLIT_R
+    cdef public double eta
+    cdef public double c        # constant c_t in (0, 1]; 0 (c = None): c_t = ||f_t|| / U
     cdef double* K
     cdef double* K2
     cdef double* K21
@@ -206,18 +203,20 @@ cdef class AhpatronCore(AVPCore):
         self.keep = self.drop = NULL
         self.n_dist = self.dist_cap = 0
 
-    def _ahpatron_setup(self, int B, double U, double lam, double eps, double eta, double c,
-                        int split=SPLIT_NEWEST):
+    def _setup(self):
+        """AVP's set-up with the radius and the step in use (the learner's ``U_`` and
+        ``lam_``: ``sqrt(B) / 2`` and ``U / sqrt(4 B)`` for None) and a constant step,
+        then the buffers of size ``B``."""
+        cdef int B = self.B
         cdef size_t b = B, m = B // 2
-        if split not in (SPLIT_OLDEST, SPLIT_NEWEST, SPLIT_R):
-            raise ValueError(f"unknown split rule {split}")
-        self._avp_setup(U, lam, eps, RATE_CONSTANT)
+        if self.split not in (SPLIT_OLDEST, SPLIT_NEWEST, SPLIT_R):
+            raise ValueError(f"unknown split rule {self.split}")
+        self.U = self.U_
+        self.lam = self.lam_
+        self.rate = RATE_CONSTANT
+        AVPCore._setup(self)
         self.release()
-        self.B = B
-        self.split = split
         self.m = B // 2
-        self.eta = eta
-        self.c = c
         self.removals = 0
         self.solve_info = 0
         self.K = <double*> malloc(b * b * sizeof(double))

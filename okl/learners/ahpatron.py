@@ -8,15 +8,17 @@ import math
 import numpy as np
 
 from okl._learner import Field, fields
-from okl._validation import check_choice, check_int, check_real, check_seed
-from okl.kernels import Gaussian, check_kernel
+from okl.kernels import Gaussian
+from okl.params import Choice, Int, KernelParam, Real, Seed
 from okl.learners._ahpatron import AhpatronCore, AVPCore
 from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
 
 __all__ = ["AVP", "Ahpatron"]
 
+# AVP's settings (the codes of _ahpatron.pyx's RATE_* enum: how lambda_t is chosen)
 _SETTINGS = {"corollary1": 0, "corollary2": 1}
+_RATE_CONSTANT = 0
 # Ahpatron's split rules (the codes of _ahpatron.pyx's SPLIT_* enum)
 SPLIT_RULES = {"oldest": 0, "newest": 1, "r": 2}
 
@@ -105,14 +107,15 @@ class AVP(_ScaledExpansion, OnlineLearner, AVPCore):
     counts run over every round the learner has seen.
     """
 
-    def __init__(self, kernel=None, *, U=math.inf, eps=0.75, lam=None, setting=None,
-                 seed=None):
-        self.kernel = check_kernel(kernel)
-        self.U = check_real(U, "U", low=0, low_open=True, allow_inf=True)
-        self.eps = check_real(eps, "eps", low=0, high=1)
-        self.lam = None if lam is None else check_real(lam, "lam", low=0, low_open=True)
-        self.setting = None if setting is None else check_choice(setting, "setting", _SETTINGS)
-        self.seed = check_seed(seed)
+    kernel = KernelParam()
+    U = Real(math.inf, low=0, low_open=True, allow_inf=True)
+    eps = Real(0.75, low=0, high=1)
+    lam = Real(None, low=0, low_open=True, none="1, the Perceptron's step", core_none=1.0)
+    setting = Choice(None, _SETTINGS, core="rate", none="constant lambda_t = lam, eps_t = eps "
+                     "and the given U", core_none=_RATE_CONSTANT)
+    seed = Seed()
+
+    def _check_params(self):
         if self.setting == "corollary1":
             if not math.isinf(self.U):
                 raise ValueError(f"U must be inf under setting='corollary1' (Corollary 1), "
@@ -134,9 +137,6 @@ class AVP(_ScaledExpansion, OnlineLearner, AVPCore):
                 raise ValueError(f"eps must be in ({low}, 1) under setting='corollary2': (5) "
                                  f"needs lambda_t / 2 < eps_t < 1 with lambda_1 = "
                                  f"U / sqrt(U^2 + 1), got {self.eps!r}")
-        self._core_setup(self.kernel, self.seed, True)
-        self._avp_setup(self.U, 1.0 if self.lam is None else self.lam, self.eps,
-                        1 if self.setting == "corollary2" else 0)
 
     _extras_fields = fields(("M_prime", "m_prime"), "n_margin", "n_updates", "norm_sq",
                             "lam_t")
@@ -256,22 +256,21 @@ class Ahpatron(_ScaledExpansion, OnlineLearner, AhpatronCore):
     the run stops with ``numpy.linalg.LinAlgError``.
     """
 
-    def __init__(self, kernel=None, *, B, U=None, lam=None, eps=0.5, eta=0.0005, c=None,
-                 split="newest", seed=None):
-        self.kernel = check_kernel(kernel)
-        self.B = check_int(B, "B", low=2)
+    kernel = KernelParam()
+    B = Int(low=2, role="budget")
+    U = Real(None, low=0, low_open=True, none="sqrt(B) / 2, the experiments' (U_)", core=False)
+    lam = Real(None, low=0, low_open=True, none="U / sqrt(4 B), the experiments' (lam_)",
+               core=False)
+    eps = Real(0.5, low=0, high=1)
+    eta = Real(0.0005, low=0, low_open=True)
+    c = Real(None, low=0, high=1, low_open=True, none="c_t = ||f_t||_H / U (Theorem 6)",
+             core_none=0.0)
+    split = Choice("newest", SPLIT_RULES)
+    seed = Seed()
+
+    def _check_params(self):
         if self.B % 2:
             raise ValueError(f"B must be even (Algorithm 2 removes B/2 examples), got {self.B}")
-        self.U = None if U is None else check_real(U, "U", low=0, low_open=True)
-        self.lam = None if lam is None else check_real(lam, "lam", low=0, low_open=True)
-        self.eps = check_real(eps, "eps", low=0, high=1)
-        self.eta = check_real(eta, "eta", low=0, low_open=True)
-        self.c = None if c is None else check_real(c, "c", low=0, high=1, low_open=True)
-        self.split = check_choice(split, "split", SPLIT_RULES)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, True)
-        self._ahpatron_setup(self.B, self.U_, self.lam_, self.eps, self.eta,
-                             0.0 if self.c is None else self.c, SPLIT_RULES[self.split])
 
     @property
     def U_(self) -> float:
