@@ -27,9 +27,11 @@ cdef class BAO2KSCore(Learner):
     * ``pending``: ``|S| > B`` after the last round: ``S`` restarts at the start of the
       next one (its score already treats ``S`` as empty).
     """
-    # parameters
-    cdef double lam, eps, beta, U
-    cdef int M, B
+    # parameters (okl.params writes eps, beta, B and U)
+    cdef public double eps, beta, U
+    cdef public int B
+    cdef double lam             # lambda, M and T: _bao2ks_set_horizon
+    cdef int M
     cdef long long T            # horizon (0 while unknown)
     # objects
     cdef public SupportSet res
@@ -61,11 +63,7 @@ cdef class BAO2KSCore(Learner):
 
     # -- configuration ---------------------------------------------------------------
 
-    def _bao2ks_setup(self, double eps, double beta, int B, double U):
-        self.eps = eps
-        self.beta = beta
-        self.B = B
-        self.U = U
+    def _setup(self):
         self.nag = self.nf = self.nfb_ = self.inner = self.pt = self.aver_prev = 0.0
         self.a = self.b = self.delta = 0
         self.pending = False

@@ -13,8 +13,9 @@ import math
 import numpy as np
 
 from okl._learner import Field, fields
-from okl._validation import check_int, check_real, check_seed
-from okl.kernels import Gaussian, check_kernel
+from okl._validation import check_int
+from okl.kernels import Gaussian
+from okl.params import Int, KernelParam, Real, Seed
 from okl.learners._bao2ks import BAO2KSCore
 from okl.learners.base import HorizonLearner, KernelExpansion, OnlineLearner
 from okl.registry import register_learner
@@ -149,22 +150,25 @@ class BAO2KS(KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
 
     _horizon_depends = "lambda = 10/sqrt(T), M = round(ln T) and the reservoir's M/t"
 
-    def __init__(self, kernel=None, *, lam=None, M=None, eps=1.0, beta=6.0, B=400, U=30.0,
-                 T=None, seed=None):
-        self.kernel = check_kernel(kernel)
+    kernel = KernelParam()
+    lam = Real(None, low=0, low_open=True, none="10 / sqrt(T), BA2OKS.R's (default_lam)",
+               core=False)
+    M = Int(None, low=1, high=2 ** 20, none="round(ln T), BA2OKS.R's (default_reservoir)",
+            core=False)
+    eps = Real(1.0, low=0, low_open=True)
+    beta = Real(6.0, low=1)
+    B = Int(400, low=1, high=2 ** 24, role="budget")
+    U = Real(30.0, low=0, low_open=True)
+    T = Int(None, low=1, role="horizon", none="run takes it from its stream", core=False)
+    seed = Seed()
+
+    def _check_params(self):
         if not math.isfinite(self.kernel.sup_diag):
             raise ValueError(f"kernel must be bounded (sup k(x, x) < inf): B(AO)2KS's norms "
                              f"and sampling probabilities need k(x, x); got {self.kernel!r}")
-        self.lam = None if lam is None else check_real(lam, "lam", low=0, low_open=True)
-        self.M = None if M is None else check_int(M, "M", low=1, high=2 ** 20)
-        self.eps = check_real(eps, "eps", low=0, low_open=True)
-        self.beta = check_real(beta, "beta", low=1)
-        self.B = check_int(B, "B", low=1, high=2 ** 24)
-        self.U = check_real(U, "U", low=0, low_open=True)
-        self.T = None if T is None else check_int(T, "T", low=1)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, True)
-        self._bao2ks_setup(self.eps, self.beta, self.B, self.U)
+
+    def _configure(self):
+        super()._configure()
         if self.T is not None:
             self._bao2ks_set_horizon(self.T, *self._settings_for(self.T))
 
