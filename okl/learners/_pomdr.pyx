@@ -42,9 +42,12 @@ cdef class POMDRCore(Learner):
       survives every halving) and ``nearest[p]``, the kept vector nearest to support
       vector ``p >= B/2`` (read from the kernel row when ``p`` joined), for (9).
     """
-    # parameters
-    cdef double U, c, D, eps0
-    cdef int M, B, half, dict_kind
+    # parameters: okl.params writes U, M and dict_kind (the learner's dictionary: 0
+    # Cholesky, 1 inverse); _setup the others
+    cdef public double U
+    cdef public int M, dict_kind
+    cdef double c, D, eps0      # POMDR's c (POMD: 1), D in use (the learner's D_), 3 D
+    cdef int B, half            # POMDR's budget (POMD: 0, no OMDR, no budget), B / 2
     cdef public long long b0    # B0 in use: OMDR from |S| = B0 on (0: never, POMD)
     cdef long long T            # horizon; 0 while unknown
     cdef double thr             # ALD threshold on sqrt(alpha_t)
@@ -96,16 +99,17 @@ cdef class POMDRCore(Learner):
 
     # -- configuration -------------------------------------------------------------
 
-    def _pomdr_setup(self, double U, double c, double D, int M, int B, int dict_kind):
-        """``B = 0``: POMD (no OMDR, no budget)."""
-        self.U = U
-        self.c = c
-        self.D = D
-        self.eps0 = 3.0 * D
-        self.M = M
+    def _setup(self):
+        """``D`` is the learner's ``D_`` (``kernel.sup_diag`` when its ``D`` is None);
+        ``B`` and ``c`` are POMDR's parameters, which POMD does not declare: ``B = 0``
+        (no OMDR, no budget), ``c = 1``."""
+        cdef int B = getattr(self, "B", 0)
+        cdef int M = self.M
+        self.c = getattr(self, "c", 1.0)
+        self.D = self.D_
+        self.eps0 = 3.0 * self.D
         self.B = B
         self.half = B // 2
-        self.dict_kind = dict_kind
         self.b0 = 0
         self.T = 0
         self.thr = 0.0
@@ -113,12 +117,12 @@ cdef class POMDRCore(Learner):
         self.rate_sum = 0.0
         self.sum_delta = 0.0
         self.sum_delta_tilde = 0.0
-        self.lam_next = U / sqrt(self.eps0)
+        self.lam_next = self.U / sqrt(self.eps0)
         self.t_bar = -1
         self.omdr = False
         self.n_updates = self.n_added = self.n_projected = 0
         self.n_halv = 0
-        self.gram = (GramCholesky if dict_kind == 0 else GramInverse)(64, True)
+        self.gram = (GramCholesky if self.dict_kind == 0 else GramInverse)(64, True)
         self.win = None
         if B > 0:
             self.Kh = <double*> malloc(<size_t> self.half * self.half * sizeof(double))

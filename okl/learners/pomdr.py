@@ -6,8 +6,9 @@ import math
 import warnings
 
 
-from okl._validation import check_choice, check_int, check_real, check_seed
-from okl.kernels import Gaussian, check_kernel
+from okl._validation import check_int, check_real
+from okl.kernels import Gaussian
+from okl.params import Choice, Int, KernelParam, Real, Seed
 from okl.learners._pomdr import POMDRCore
 from okl.learners import base as _base
 from okl.learners.base import HorizonLearner, KernelExpansion, OnlineLearner, _unlocked
@@ -61,21 +62,43 @@ class _POMDBase(KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
 
     _blas_in_round_loop = True  # triangular solves / dgemv against the ALD dictionary
 
+    kernel = KernelParam()
+    U = Real(25.0, low=0, low_open=True)
+    M = Int(15, low=1)
+    zeta = Real(0.5, low=0, high=1, low_open=True)
+    T = Int(None, low=1, role="horizon", none="run takes it from its stream", core=False)
+    D = Real(None, low=0, low_open=True, none="kernel.sup_diag (D_)", core=False)
+    ald_scale = Real(None, low=0, low_open=True, none="sqrt(D), as in (5) (ald_scale_)")
+    dictionary = Choice("cholesky", _DICTIONARIES, core="dict_kind")
+    seed = Seed()
+
+    def _check_params(self):
+        if self.D is None and not math.isfinite(self.kernel.sup_diag):
+            raise ValueError(f"D must be given for an unbounded kernel ({self.kernel!r} has "
+                             f"sup k(x, x) = inf); Algorithm 1 needs k(x, x) <= D")
+
+    def _configure(self):
+        super()._configure()
+        if self.T is not None:
+            # the default B0's warning names the constructor's caller (6 frames up)
+            B0, thr = self._settings_for(self.T, stacklevel=6)
+            self._pomdr_set_horizon(self.T, 0 if B0 is None else B0, thr)
+
     # -- the horizon T ------------------------------------------------------------------
 
-    def _budget_B0(self, T):
+    def _budget_B0(self, T, stacklevel):
         return None  # POMD: no switch to OMDR
 
-    def _settings_for(self, T):
+    def _settings_for(self, T, stacklevel=4):
         """``(B0, threshold)`` for the horizon ``T``; ValueError when they are invalid.
 
         A function of ``T`` and the constructor's parameters, computed once per ``T``
         (every learning call checks its horizon; the default ``B0``'s fallback warns
-        once)."""
+        once, ``stacklevel`` frames above ``_budget_B0``)."""
         cached = self.__dict__.get("_settings_cache")
         if cached is not None and cached[0] == T:
             return cached[1]
-        B0 = self._budget_B0(T)
+        B0 = self._budget_B0(T, stacklevel)
         thr = self.ald_scale_ * float(T) ** (-self.zeta)
         self._settings_cache = (T, (B0, thr))
         return B0, thr
@@ -252,14 +275,6 @@ class POMD(_POMDBase):
     appendix's typos) and for ``Trace.extras``.
     """
 
-    def __init__(self, kernel=None, *, U=25.0, M=15, zeta=0.5, T=None, D=None, ald_scale=None,
-                 dictionary="cholesky", seed=None):
-        _init_common(self, kernel, U, M, zeta, T, D, ald_scale, dictionary, seed)
-        self._pomdr_setup(self.U, 1.0, self.D_, self.M, 0, _DICTIONARIES[self.dictionary])
-        if self.T is not None:
-            B0, thr = self._settings_for(self.T)
-            self._pomdr_set_horizon(self.T, 0, thr)
-
     def _allocation(self):
         return 64, True     # no budget: S grows whenever the ALD test fails
 
@@ -364,25 +379,24 @@ class POMDR(_POMDBase):
       evaluated).
     """
 
-    def __init__(self, kernel=None, *, U=25.0, B=400, B0=None, M=15, zeta=0.5, c=1.0, T=None,
-                 D=None, ald_scale=None, dictionary="cholesky", seed=None):
-        self.B = check_int(B, "B", low=2)
+    # B and c are read by the core's _setup (POMD declares neither)
+    B = Int(400, low=2, role="budget", core=False)
+    B0 = Int(None, low=1, none="ceil(15 ln T) where below B, else B / 2 with a UserWarning "
+             "(budget_B0)", core=False)
+    c = Real(1.0, low=0, low_open=True, core=False)
+    _param_order = ("kernel", "U", "B", "B0", "M", "zeta", "c", "T", "D", "ald_scale",
+                    "dictionary", "seed")
+
+    def _check_params(self):
         if self.B % 2:
             raise ValueError(f"B must be even (OMDR removes B/2 examples), got {self.B}")
-        self.B0 = None if B0 is None else check_int(B0, "B0", low=1)
-        self.c = check_real(c, "c", low=0, low_open=True)
-        _init_common(self, kernel, U, M, zeta, T, D, ald_scale, dictionary, seed)
-        self._pomdr_setup(self.U, self.c, self.D_, self.M, self.B,
-                          _DICTIONARIES[self.dictionary])
-        if self.T is not None:
-            B0, thr = self._settings_for(self.T)
-            self._pomdr_set_horizon(self.T, B0, thr)
+        super()._check_params()
 
-    def _budget_B0(self, T):
+    def _budget_B0(self, T, stacklevel):
         if self.B0 is None:
             B0, note = budget_B0(T, self.B)
             if note is not None:
-                warnings.warn(note, UserWarning, stacklevel=4)
+                warnings.warn(note, UserWarning, stacklevel=stacklevel)
             return B0
         if self.B0 >= self.B:
             raise ValueError(f"B0 must be < B (Algorithm 1: B > B0), got B0 = {self.B0} and "
@@ -397,21 +411,3 @@ class POMDR(_POMDBase):
 
     def _allocation(self):
         return self.B, False    # |S| <= B always (halving at |S| = B)
-
-
-def _init_common(self, kernel, U, M, zeta, T, D, ald_scale, dictionary, seed):
-    self.kernel = check_kernel(kernel)
-    self.U = check_real(U, "U", low=0, low_open=True)
-    self.M = check_int(M, "M", low=1)
-    self.zeta = check_real(zeta, "zeta", low=0, high=1, low_open=True)
-    self.T = None if T is None else check_int(T, "T", low=1)
-    self.D = None if D is None else check_real(D, "D", low=0, low_open=True)
-    if self.D is None and not math.isfinite(self.kernel.sup_diag):
-        raise ValueError(f"D must be given for an unbounded kernel ({self.kernel!r} has "
-                         f"sup k(x, x) = inf); Algorithm 1 needs k(x, x) <= D")
-    self.ald_scale = (None if ald_scale is None
-                      else check_real(ald_scale, "ald_scale", low=0, low_open=True))
-    self.dictionary = check_choice(dictionary, "dictionary", _DICTIONARIES)
-    self.seed = check_seed(seed)
-    self._core_setup(self.kernel, self.seed, True)
-
