@@ -200,10 +200,14 @@ cdef class SkeGDCore(Learner):
       (``s_p x s_m``), the landmarks ``L`` (the ``s_m`` sampled columns), the map
       ``phi(x) = F^T k_L(x)`` (``F`` is ``s_m x r``, column-major) and the weights ``w``.
     """
-    # parameters
-    cdef int B, s_p, s_m, k, cs_d, hash_kind
-    cdef bint trunc_init
-    cdef double eta, cycle
+    # parameters: okl.params writes B, hash_kind (the learner's hash: 0 "r", 1 "uniform")
+    # and trunc_init (its truncate_initial); _setup the sizes, once the learner has
+    # checked them against each other
+    cdef public int B, hash_kind
+    cdef public bint trunc_init
+    cdef int s_p, s_m, k        # the learner's sizes_ (default_sizes(B) for a None)
+    cdef int cs_d               # the learner's cs_d, in [1, s_p]
+    cdef double eta, cycle      # T, eta and cycle: _skegd_set_horizon
     cdef long long T
     # count sketch rows
     cdef int* sa_col
@@ -254,19 +258,21 @@ cdef class SkeGDCore(Learner):
 
     # -- configuration ---------------------------------------------------------------
 
-    def _skegd_setup(self, int B, int s_p, int s_m, int k, int cs_d, int hash_kind,
-                     bint trunc_init):
+    def _setup(self):
+        """The sketch sizes in use are the learner's ``sizes_`` (``default_sizes(B)`` for
+        a None) and its ``cs_d`` (the declared value: Python's attribute, not this typed
+        field); then the buffers they ask for."""
+        self.s_p, self.s_m, self.k = self.sizes_
+        self.cs_d = getattr(self, "cs_d")
+        self._allocate()
+
+    cdef int _allocate(self) except -1:
+        """A fresh state and the sketches' buffers for the typed fields' sizes."""
+        cdef int s_p = self.s_p, s_m = self.s_m
+        cdef int q = s_m if s_m < s_p else s_p
         self._free_all()
-        self.B = B
-        self.s_p = s_p
-        self.s_m = s_m
-        self.k = k
-        self.cs_d = cs_d
-        self.hash_kind = hash_kind
-        self.trunc_init = trunc_init
         self.switched = False
         self.T0 = self.switch_round = self.n_updates = self.kernel_evals = 0
-        cdef int q = s_m if s_m < s_p else s_p
         self.Smat = <double*> malloc(<size_t> s_p * s_p * sizeof(double))
         self.Mmat = <double*> malloc(<size_t> s_p * s_m * sizeof(double))
         self.F = <double*> malloc(<size_t> s_m * q * sizeof(double))
@@ -278,6 +284,7 @@ cdef class SkeGDCore(Learner):
                 or self.phi == NULL or self.psisa == NULL or self.rloc == NULL):
             self._free_all()
             raise MemoryError(f"cannot allocate SkeGD's sketches (s_p = {s_p}, s_m = {s_m})")
+        return 0
 
     def _skegd_set_horizon(self, long long T, double eta, double cycle):
         self.T = T
@@ -840,7 +847,10 @@ def dense_work_reference(K, sketch, int s_p, int s_m, int k, bint trunc_init,
     nref = sizes.shape[0]
     cdef int nmax = max(B + 1 + nref, int(sizes.max()) + 1 if nref else 0)
     cdef SkeGDCore core = SkeGDCore.__new__(SkeGDCore)
-    core._skegd_setup(B, s_p, s_m, k, cs_d, 1, trunc_init)
+    core.B, core.s_p, core.s_m, core.k, core.cs_d = B, s_p, s_m, k, cs_d
+    core.hash_kind = 1
+    core.trunc_init = trunc_init
+    core._allocate()
     if core._reserve_rows(nmax) != 0:
         raise MemoryError("cannot allocate the count sketch")
     for l in range(nmax):                          # the run's rows, repeated if need be

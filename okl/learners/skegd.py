@@ -11,8 +11,9 @@ import math
 import numpy as np
 
 from okl._learner import Field, fields
-from okl._validation import check_choice, check_int, check_matrix, check_real, check_seed
-from okl.kernels import Gaussian, check_kernel
+from okl._validation import check_int, check_matrix
+from okl.kernels import Gaussian
+from okl.params import Choice, Flag, Int, KernelParam, Real, Seed, Value
 from okl.learners._skegd import SkeGDCore
 from okl.learners.base import HorizonLearner, OnlineLearner
 from okl.registry import register_learner
@@ -185,44 +186,48 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
     _horizon_depends = "eta = 0.1/sqrt(T) and cycle = 0.3 T"
     _blas_in_round_loop = True     # dgemv with the s_m x r map every round after the switch
 
-    def __init__(self, kernel=None, *, B=400, s_p=None, s_m=None, k=None, cs_d=4, eta=None,
-                 cycle=None, hash="r", truncate_initial=False, landmark_pool=None, T=None,
-                 seed=None):
-        self.kernel = check_kernel(kernel)
-        self.B = check_int(B, "B", low=1, high=2 ** 15)
+    kernel = KernelParam()
+    B = Int(400, low=1, high=2 ** 15, role="budget")
+    # the ranges of s_m, k and cs_d depend on B and s_p: _check_params checks them (the
+    # core's _setup reads the sizes once checked)
+    s_p = Int(None, low=1, high=2 ** 14, none="0.75 B (default_sizes)", core=False)
+    s_m = Int(None, none="0.2 * 0.75 B (default_sizes)", core=False)
+    k = Int(None, none="0.1 B (default_sizes)", core=False)
+    cs_d = Int(4, core=False)
+    eta = Real(None, low=0, low_open=True, none="0.1 / sqrt(T) (default_eta)", core=False)
+    cycle = Real(None, low=0, low_open=True, none="0.3 T (default_cycle)", core=False)
+    hash = Choice("r", _HASHES, core="hash_kind")
+    truncate_initial = Flag(False, core="trunc_init")
+    landmark_pool = Value(None, none="the s_m sampled support vectors (the method)",
+                          text="an array of at least B rows (the dataset in file order)")
+    T = Int(None, low=1, role="horizon", none="run takes it from its stream", core=False)
+    seed = Seed()
+
+    def _check_params(self):
         dp, dm, dk = default_sizes(self.B)
-        self.s_p = None if s_p is None else check_int(s_p, "s_p", low=1, high=2 ** 14)
         sp = dp if self.s_p is None else self.s_p
-        self.s_m = None if s_m is None else check_int(s_m, "s_m", low=1, high=self.B)
-        self.k = None if k is None else check_int(k, "k", low=1, high=sp)
-        self.cs_d = check_int(cs_d, "cs_d", low=1, high=sp)
-        self.eta = None if eta is None else check_real(eta, "eta", low=0, low_open=True)
-        self.cycle = None if cycle is None else check_real(cycle, "cycle", low=0,
-                                                           low_open=True)
-        self.hash = check_choice(hash, "hash", _HASHES)
-        if not isinstance(truncate_initial, (bool, np.bool_)):
-            raise ValueError(f"truncate_initial must be True or False, got {truncate_initial!r}")
-        self.truncate_initial = bool(truncate_initial)
-        self.landmark_pool = landmark_pool
+        if self.s_m is not None:
+            check_int(self.s_m, "s_m", low=1, high=self.B)
+        if self.k is not None:
+            check_int(self.k, "k", low=1, high=sp)
+        check_int(self.cs_d, "cs_d", low=1, high=sp)
         self._pool = None
-        if landmark_pool is not None:
-            pool = check_matrix(landmark_pool, name="landmark_pool")
+        if self.landmark_pool is not None:
+            pool = check_matrix(self.landmark_pool, name="landmark_pool")
             pool = pool.toarray() if hasattr(pool, "toarray") else np.asarray(pool, dtype=float)
             if pool.shape[0] < self.B:
                 raise ValueError(f"landmark_pool must have at least B = {self.B} rows (the R "
                                  f"code reads rows 1..B of its dataset), got {pool.shape[0]}")
             self._pool = np.ascontiguousarray(pool[:self.B], dtype=np.float64)
-        self.T = None if T is None else check_int(T, "T", low=1)
-        self.seed = check_seed(seed)
         sm = dm if self.s_m is None else self.s_m
         if sm > self.B:
             raise ValueError(f"s_m must be <= B = {self.B} (it samples columns of K_B), got "
                              f"the default 0.2 * 0.75 B = {sm}")
-        self._core_setup(self.kernel, self.seed, True)
-        self._skegd_setup(self.B, sp, sm, dk if self.k is None else self.k, self.cs_d,
-                          _HASHES[self.hash], self.truncate_initial)
         if self.k is None and dk > sp:
             raise ValueError(f"k must be <= s_p = {sp}, got the default 0.1 B = {dk}")
+
+    def _configure(self):
+        super()._configure()
         if self.T is not None:
             self._skegd_set_horizon(self.T, *self._settings_for(self.T))
 
