@@ -92,8 +92,12 @@ cdef class ExpertsCore:
         free(self.logp0)
         free(self.work)
 
-    def _setup(self, int n_actions, double eta, prior=None):
-        """Allocate for ``n_actions`` and start from ``prior`` (default uniform)."""
+    def _init_weights(self, int n_actions, double eta, prior=None):
+        """Allocate for ``n_actions`` and start from ``prior`` (default uniform): the
+        constructor of a core (``HedgeCore(K, eta)`` in LKMBooks and OMKC, ``OSMDCore`` in
+        BATBooks, their pickles) and the set-up of the learners Hedge, MSMW and OSMD
+        (``okl.learners.experts``: their ``_configure`` passes the actions, the learning
+        rate in use and ``p_1``, derived from their declared parameters)."""
         if n_actions < 1:
             raise ValueError(f"n_actions must be >= 1, got {n_actions}")
         if not (eta >= 0.0 and isfinite(eta)):
@@ -285,7 +289,7 @@ cdef class HedgeCore(FullInfoCore):
 
     def __init__(self, n_actions=None, eta=None, prior=None):
         if n_actions is not None:
-            self._setup(n_actions, 0.0 if eta is None else eta, prior)
+            self._init_weights(n_actions, 0.0 if eta is None else eta, prior)
 
     cdef void update(self, const double* losses) noexcept nogil:
         cdef int k
@@ -323,16 +327,17 @@ cdef class MSMWCore(FullInfoCore):
 
     def __init__(self, scales=None, eta=None, prior=None):
         if scales is not None:
-            self._setup_scales(scales, 0.0 if eta is None else eta, prior)
+            self._init_scales(scales, 0.0 if eta is None else eta, prior)
 
-    def _setup_scales(self, scales, double eta, prior=None):
+    def _init_scales(self, scales, double eta, prior=None):
+        """``_init_weights`` for ``len(scales)`` actions with losses in ``[0, c_k]``."""
         c = np.asarray(scales, dtype=float)
         if c.ndim != 1 or c.shape[0] < 1:
             raise ValueError(f"scales must be a non-empty vector, got shape {c.shape}")
         if not np.all(np.isfinite(c)) or np.any(c <= 0.0):
             raise ValueError("scales must be positive and finite (c_k > 0: losses of action k "
                              "lie in [0, c_k])")
-        self._setup(c.shape[0], eta, prior)
+        self._init_weights(c.shape[0], eta, prior)
         cdef int k
         for k in range(self.K):
             self.scale[k] = c[k]
@@ -483,7 +488,7 @@ cdef class OSMDCore(ExpertsCore):
 
     def __init__(self, n_actions=None, eta=None, prior=None):
         if n_actions is not None:
-            self._setup(n_actions, 0.0 if eta is None else eta, prior)
+            self._init_weights(n_actions, 0.0 if eta is None else eta, prior)
 
     def _allocate_extra(self):
         free(self.est)

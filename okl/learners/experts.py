@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from okl._validation import check_choice, check_int, check_real, check_seed
+from okl import params as _params
+from okl._validation import check_choice, check_int, check_real
 from okl.learners.base import Serialized
+from okl.params import Choice, Int, Real, Seed, Value
 from okl.learners._experts import (
     HedgeCore,
     MSMWCore,
@@ -182,6 +184,49 @@ def _check_action(a, K, name):
     return a
 
 
+def _check_loss_range(loss_range, name="loss_range"):
+    """``(a, b)``: two reals with ``a < b``."""
+    try:
+        a, b = loss_range
+    except Exception:
+        raise ValueError(f"{name} must be a pair (a, b), got {loss_range!r}") from None
+    a = check_real(a, f"{name}[0]")
+    b = check_real(b, f"{name}[1]")
+    if not b > a:
+        raise ValueError(f"{name} must have a < b, got {loss_range!r}")
+    return (a, b)
+
+
+def _check_scales(scales, name="scales"):
+    """``scales`` as a float64 vector of positive finite numbers (``c_k``)."""
+    try:
+        c = np.array(scales, dtype=float)
+    except Exception as exc:
+        raise ValueError(f"{name} must be a vector of positive floats: {exc}") from None
+    if c.ndim != 1 or c.shape[0] < 1:
+        raise ValueError(f"{name} must be a non-empty vector, got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or np.any(c <= 0.0):
+        raise ValueError(f"{name} must be positive and finite (losses of action k lie in "
+                         "[0, c_k])")
+    return c
+
+
+def _check_msmw_prior(prior, name="prior"):
+    """A name (``"scale"``, ``"uniform"``) checked; a vector is checked against ``K`` by
+    ``MSMW._check_params``."""
+    if isinstance(prior, str):
+        check_choice(prior, name, {"scale", "uniform"})
+    return prior
+
+
+class _Scales(Value):
+    """``scales``: read as a copy (as the core's ``scales`` was)."""
+
+    def __get__(self, obj, cls=None):
+        value = super().__get__(obj, cls)
+        return value if obj is None else value.copy()
+
+
 def _check_prior_vector(prior, K):
     p = np.asarray(prior, dtype=float)
     if p.ndim != 1 or p.shape[0] != K:
@@ -224,10 +269,29 @@ def msmw_scale_prior(scales):
 class _ExpertsLearner(Serialized):
     """get_params / repr / seeded sampling / pickling for the three cores.
 
+    The parameters are declared as those of the kernel learners (``okl.params``: the
+    constructor, the checks and ``_param_names`` come from the declarations);
+    ``_check_params`` holds the checks between them and ``_configure`` sets up the typed
+    core (the actions, the learning rate in use, ``p_1``) and seeds the draws.
+
     ``Serialized``: each public call holds the learner's lock (a run's loop is
     released from the GIL; threads sharing a learner take turns)."""
 
     _param_names: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _params.install(cls)
+        if "_okl_params" in cls.__dict__:
+            cls._param_names = tuple(cls._okl_params)
+
+    def _check_params(self) -> None:
+        """Checks involving several declared parameters (each one alone was checked when
+        it was assigned); ``ValueError`` naming them."""
+
+    def _configure(self) -> None:
+        """Set up the typed core for the declared parameters and seed the draws."""
+        raise NotImplementedError
 
     def get_params(self) -> dict:
         return {name: getattr(self, name) for name in self._param_names}
@@ -341,32 +405,27 @@ class Hedge(_FullInformation, HedgeCore):
         Seed of the draws ``I_t ~ p_t``.
     """
 
-    _param_names = ("n_actions", "eta", "horizon", "loss_range", "prior", "seed")
+    n_actions = Int(low=1, positional=True, core=False)
+    eta = Real(None, low=0, none="sqrt(8 ln K / horizon) / (b - a) (Theorem 3)")
+    horizon = Int(None, low=1, role="horizon", none="unknown (eta is then required)")
+    loss_range = Value((0.0, 1.0), check=_check_loss_range,
+                       text="a pair (a, b) of reals, a < b")
+    prior = Value(None, none="uniform", text="a vector of K positive numbers summing to 1")
+    seed = Seed()
 
-    def __init__(self, n_actions, *, eta=None, horizon=None, loss_range=(0.0, 1.0),
-                 prior=None, seed=None):
-        K = check_int(n_actions, "n_actions", low=1)
-        self.horizon = None if horizon is None else check_int(horizon, "horizon", low=1)
-        try:
-            a, b = loss_range
-        except Exception:
-            raise ValueError(f"loss_range must be a pair (a, b), got {loss_range!r}") from None
-        a = check_real(a, "loss_range[0]")
-        b = check_real(b, "loss_range[1]")
-        if not b > a:
-            raise ValueError(f"loss_range must have a < b, got {loss_range!r}")
-        self.loss_range = (a, b)
-        if eta is None:
-            if self.horizon is None:
-                raise ValueError("give eta, or horizon to use the tuned eta = "
-                                 "sqrt(8 ln K / T) / (b - a)")
-            rate = math.sqrt(8.0 * math.log(K) / self.horizon) / (b - a)
-            self.eta = None
-        else:
-            rate = self.eta = check_real(eta, "eta", low=0)
-        self.prior = None if prior is None else _check_prior_vector(prior, K)
-        self.seed = check_seed(seed)
-        self._setup(K, rate, self.prior)
+    def _check_params(self):
+        if self.eta is None and self.horizon is None:
+            raise ValueError("give eta, or horizon to use the tuned eta = "
+                             "sqrt(8 ln K / T) / (b - a)")
+        if self.prior is not None:
+            self.prior = _check_prior_vector(self.prior, self.n_actions)
+
+    def _configure(self):
+        K = self.n_actions
+        a, b = self.loss_range
+        rate = (math.sqrt(8.0 * math.log(K) / self.horizon) / (b - a) if self.eta is None
+                else self.eta)
+        self._init_weights(K, rate, self.prior)
         self._start(self.seed)
 
     def _bounds(self):
@@ -424,37 +483,32 @@ class MSMW(_FullInformation, MSMWCore):
         Seed of the draws ``I_t ~ p_t``.
     """
 
-    _param_names = ("scales", "eta", "horizon", "prior", "seed")
+    scales = _Scales(check=_check_scales, positional=True,
+                     text="a non-empty vector of positive floats")
+    eta = Real(None, low=0, none="Theorem 5's sqrt(2 ln(K' T) / T), T = horizon")
+    horizon = Int(None, low=1, role="horizon", none="unknown (eta is then required)")
+    prior = Value("scale", check=_check_msmw_prior,
+                  text="'scale', 'uniform' or a vector of K' positive numbers summing to 1")
+    seed = Seed()
 
-    def __init__(self, scales, *, eta=None, horizon=None, prior="scale", seed=None):
-        try:
-            c = np.array(scales, dtype=float)
-        except Exception as exc:
-            raise ValueError(f"scales must be a vector of positive floats: {exc}") from None
-        if c.ndim != 1 or c.shape[0] < 1:
-            raise ValueError(f"scales must be a non-empty vector, got shape {c.shape}")
-        if not np.all(np.isfinite(c)) or np.any(c <= 0.0):
-            raise ValueError("scales must be positive and finite (losses of action k lie in "
-                             "[0, c_k])")
-        self.scales_ = c
+    def _check_params(self):
+        self.scales_ = self.scales
+        if self.eta is None and self.horizon is None:
+            raise ValueError("give eta, or horizon to use Theorem 5's eta = "
+                             "sqrt(2 ln(K' T) / T)")
+        if not isinstance(self.prior, str):
+            self.prior = _check_prior_vector(self.prior, self.scales_.shape[0])
+
+    def _configure(self):
+        c = self.scales_
         K = c.shape[0]
-        self.horizon = None if horizon is None else check_int(horizon, "horizon", low=1)
-        if eta is None:
-            if self.horizon is None:
-                raise ValueError("give eta, or horizon to use Theorem 5's eta = "
-                                 "sqrt(2 ln(K' T) / T)")
-            rate = math.sqrt(2.0 * math.log(K * self.horizon) / self.horizon)
-            self.eta = None
+        rate = (math.sqrt(2.0 * math.log(K * self.horizon) / self.horizon)
+                if self.eta is None else self.eta)
+        if isinstance(self.prior, str):
+            p0 = msmw_scale_prior(c) if self.prior == "scale" else None
         else:
-            rate = self.eta = check_real(eta, "eta", low=0)
-        if isinstance(prior, str):
-            check_choice(prior, "prior", {"scale", "uniform"})
-            p0 = msmw_scale_prior(c) if prior == "scale" else None
-            self.prior = prior
-        else:
-            p0 = self.prior = _check_prior_vector(prior, K)
-        self.seed = check_seed(seed)
-        self._setup_scales(c, rate, p0)
+            p0 = self.prior
+        self._init_scales(c, rate, p0)
         self._start(self.seed)
 
     def get_params(self) -> dict:
@@ -512,23 +566,25 @@ class OSMD(_ExpertsLearner, OSMDCore):
         Seed of the draws ``I_t`` (and ``J_t``).
     """
 
-    _param_names = ("n_actions", "eta", "horizon", "feedback", "seed")
+    n_actions = Int(low=1, positional=True, core=False)
+    eta = Real(None, low=0, none="sqrt(2 ln K / (K T)), T = horizon ('explore': at most 1/K)")
+    horizon = Int(None, low=1, role="horizon", none="unknown (eta is then required)")
+    feedback = Choice("bandit", ("bandit", "explore"))
+    seed = Seed()
 
-    def __init__(self, n_actions, *, eta=None, horizon=None, feedback="bandit", seed=None):
-        K = check_int(n_actions, "n_actions", low=1)
-        self.feedback = check_choice(feedback, "feedback", {"bandit", "explore"})
-        self.horizon = None if horizon is None else check_int(horizon, "horizon", low=1)
-        if eta is None:
-            if self.horizon is None:
-                raise ValueError("give eta, or horizon to use the tuned learning rate")
+    def _check_params(self):
+        if self.eta is None and self.horizon is None:
+            raise ValueError("give eta, or horizon to use the tuned learning rate")
+
+    def _configure(self):
+        K = self.n_actions
+        if self.eta is None:
             rate = math.sqrt(2.0 * math.log(K) / (K * self.horizon))
             if self.feedback == "explore":
                 rate = min(rate, 1.0 / K)
-            self.eta = None
         else:
-            rate = self.eta = check_real(eta, "eta", low=0)
-        self.seed = check_seed(seed)
-        self._setup(K, rate, None)
+            rate = self.eta
+        self._init_weights(K, rate, None)
         self._start(self.seed)
 
     def explore(self) -> int:
