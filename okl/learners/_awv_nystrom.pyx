@@ -168,8 +168,8 @@ cdef class NystromAWVCore(Learner):
     came next, KORS draw included); ``update`` applies Algorithm 2's factor
     updates.  ``score`` leaves what ``update`` needs in a cache keyed by the round.
     """
-    cdef double lam, mu, beta, eps
-    cdef bint krr
+    cdef public double lam, mu, beta, eps    # the learner's parameters (okl.params)
+    cdef public bint krr                     # forecaster "krr" (else "awv")
     cdef bint allocated
     cdef KORS kors
     cdef SupportSet hist
@@ -213,12 +213,7 @@ cdef class NystromAWVCore(Learner):
         free(self.Kc)
         free(self.abuf)
 
-    def _nystrom_setup(self, double lam, double mu, double beta, double eps, bint krr):
-        self.lam = lam
-        self.mu = mu
-        self.beta = beta
-        self.eps = eps
-        self.krr = krr
+    def _setup(self):
         self.n_added = 0
         self.n_rejected = 0
         self.n_fallback = 0

@@ -13,23 +13,21 @@ from __future__ import annotations
 import numpy as np
 
 from okl._learner import Field, fields
-from okl._validation import check_choice, check_real, check_seed
-from okl.kernels import check_kernel
 from okl.learners._awv_nystrom import DEPENDENCE_TOL, NystromAWVCore
-from okl.learners.awv import PKAWV
+from okl.learners.awv import PKAWV, _basis, _Forecaster
 from okl.learners.base import KORSDictionaryView
+from okl.params import Choice, Real, Seed
 
 __all__ = ["DEPENDENCE_TOL"]
 
 _FORECASTERS = {"awv": False, "krr": True}      # value: the core's ``krr`` flag
-_TASKS = {"regression": False, "classification": True}
 
 # DEPENDENCE_TOL (1e-10, defined by the typed core): a sampled point joins only if the
 # Schur complement of its column in ``A = K^T K + lam K_II`` exceeds
 # ``DEPENDENCE_TOL * (1 + d_t)`` (see the Notes of ``_PKAWVNystrom``)
 
 
-class _PKAWVNystrom(KORSDictionaryView, PKAWV, NystromAWVCore):
+class _PKAWVNystrom(KORSDictionaryView, _Forecaster, PKAWV, NystromAWVCore):
     r"""PKAWV (4) on ``H~_t = Span{phi(x): x in I_t}`` (7), with the KORS dictionary
     ``I_1 ⊂ I_2 ⊂ ...`` (Section 3.2, Proposition 5, Theorem 6) and the Cholesky
     implementation of Appendix H, Algorithm 2.  Any okl kernel.
@@ -139,25 +137,15 @@ class _PKAWVNystrom(KORSDictionaryView, PKAWV, NystromAWVCore):
     learner's life.
     """
 
-    _param_names = ("basis", "kernel", "lam", "mu", "beta", "eps", "forecaster", "task",
-                    "seed")
-    _blas_in_round_loop = True     # m x m triangular solves and rotations each round
+    basis = _basis("nystrom", "_PKAWVNystrom")
+    mu = Real(1.0, low=0, low_open=True)
+    beta = Real(1.0, low=0, low_open=True, allow_inf=True)
+    eps = Real(0.5, low=0, high=1, low_open=True, high_open=True)
+    forecaster = Choice("awv", _FORECASTERS, core="krr")
+    seed = Seed()
+    _param_order = ("kernel", "basis", "lam", "mu", "beta", "eps", "forecaster", "task", "seed")
 
-    def __init__(self, kernel=None, *, basis="nystrom", lam=1.0, mu=1.0, beta=1.0, eps=0.5,
-                 forecaster="awv", task="regression", seed=None):
-        if basis != "nystrom":
-            raise ValueError(f"basis must be 'nystrom' for {type(self).__name__}, got {basis!r}")
-        self.basis = basis
-        self.kernel = check_kernel(kernel)
-        self.lam = check_real(lam, "lam", low=0, low_open=True)
-        self.mu = check_real(mu, "mu", low=0, low_open=True)
-        self.beta = check_real(beta, "beta", low=0, low_open=True, allow_inf=True)
-        self.eps = check_real(eps, "eps", low=0, high=1, low_open=True, high_open=True)
-        self.forecaster = check_choice(forecaster, "forecaster", _FORECASTERS)
-        self.task = check_choice(task, "task", _TASKS)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, _TASKS[self.task])
-        self._nystrom_setup(self.lam, self.mu, self.beta, self.eps, _FORECASTERS[self.forecaster])
+    _blas_in_round_loop = True     # m x m triangular solves and rotations each round
 
     # -- hooks ----------------------------------------------------------------------
 
@@ -193,4 +181,7 @@ class _PKAWVNystrom(KORSDictionaryView, PKAWV, NystromAWVCore):
         return sl.solve_triangular(L.T, z, lower=False)
 
 
+# get_params (repr, pickles) lists basis first; the constructor takes the kernel first
+_PKAWVNystrom._param_names = ("basis",) + tuple(
+    n for n in _PKAWVNystrom._param_names if n != "basis")
 PKAWV._basis_classes["nystrom"] = _PKAWVNystrom
