@@ -48,13 +48,13 @@ cdef class LKMBooksCore(Learner):
     cdef double* krow           # k_i(x_t, x_tau), one kernel at a time (capacity doubles)
     cdef int buf_capacity
     cdef public HedgeCore hedge     # p_t
-    cdef int loss_kind
-    cdef double upsilon
-    cdef double zfac            # z_t = zfac T^{1-upsilon} (|E_t| + 1)^upsilon
+    cdef public int loss_kind       # the learner's parameters (okl.params)
+    cdef public double upsilon
+    cdef public double zfac     # z_t = zfac T^{1-upsilon} (|E_t| + 1)^upsilon (z_form)
     cdef double zbase           # zfac T^{1-upsilon}
     cdef public double C5       # C, the constant of (5)
     cdef public double step     # the step size lambda
-    cdef double l_m_fixed       # > 0: the normalizer max{l_m, 1}; <= 0: doubling trick
+    cdef public double l_m_fixed    # > 0: the normalizer max{l_m, 1}; <= 0: doubling trick
     cdef public double scale    # max{l_m, 1} in use
     cdef public double l_m_seen # max_t |l'_t| (max_i f_{t,i} - min_j f_{t,j}) so far
     cdef public long long T_    # horizon (0 until known)
@@ -67,8 +67,8 @@ cdef class LKMBooksCore(Learner):
     cdef public int max_size        # max_t |S_t|
     cdef public bint shared     # one distance row for all kernels (False: K kernel rows)
     cdef public double last_prob    # P[rho_t = 1] of the last round with a non-zero gradient
-    cdef bint running_norm      # the R code's normalizer: running max of max f - min f
-    cdef bint every_round       # the R regression code: a draw every round, z from t
+    cdef public bint running_norm   # the R code's normalizer: running max of max f - min f
+    cdef public bint every_round    # the R regression code: a draw every round, z from t
     cdef public double g_max    # max{1, max_{s<t} (max_i f_{s,i} - min_j f_{s,j})}
 
     # what the extras read (the horizon settings, the counters, the weights' learning rate)
@@ -96,9 +96,13 @@ cdef class LKMBooksCore(Learner):
 
     # -- configuration ------------------------------------------------------------
 
-    def _lkm_setup(self, kernels, int loss_kind, double upsilon, double zfac,
-                   double l_m_fixed, bint running_norm=False, bint every_round=False):
-        cdef int i, K = len(kernels)
+    def _setup(self):
+        """The kernels (the declared list ``self.kernels``), the weights ``p_1`` and the
+        counters; ``loss_kind`` and ``upsilon`` are the declared values, ``zfac``,
+        ``l_m_fixed``, ``running_norm`` and ``every_round`` what the learner's ``_configure``
+        derived from ``z_form``, ``l_m``, ``sampling`` and ``variant``."""
+        cdef int i, K = len(self.kernels)
+        kernels = self.kernels
         free(self.kps)
         self.kps = NULL
         self.kps = kernel_params_array(kernels)
@@ -110,17 +114,11 @@ cdef class LKMBooksCore(Learner):
         self.crit = np.zeros(K)
         self.K = K
         self.hedge = HedgeCore(K, 0.0)
-        self.loss_kind = loss_kind
-        self.upsilon = upsilon
-        self.zfac = zfac
-        self.l_m_fixed = l_m_fixed
-        self.scale = fmax(l_m_fixed, 1.0)
+        self.scale = fmax(self.l_m_fixed, 1.0)
         self.l_m_seen = 0.0
         self.n_nonzero = self.n_sampled = self.n_added = self.n_blocked = self.restarts = 0
         self.max_size = 0
         self.last_prob = 1.0
-        self.running_norm = running_norm
-        self.every_round = every_round
         self.g_max = 1.0
 
     def _lkm_set_horizon(self, long long T, int B, double C, double lam, double eta):

@@ -678,12 +678,19 @@ class HorizonLearner:
 
 class ExampleBudgeted:
     """Mixin for learners given one of ``B``, ``memory_budget`` and ``time_budget``
-    (``okl.learners.budgets.check_budget_choice``, kept as ``_budget_spec``) that turn a
-    memory or time budget into an example budget with ``_example_budget(d)`` once the
+    (declared with ``okl.learners.budgets.example_budget_param`` and its two siblings;
+    the rule between them is ``check_budget_choice``, kept as ``_budget_spec``) that turn
+    a memory or time budget into an example budget with ``_example_budget(d)`` once the
     width ``d`` is known."""
 
     #: the int ``B`` or the budget object (``None``: no budget, e.g. OKS)
     _budget_spec = None
+
+    def _check_budget(self) -> None:
+        """The rule between the three declared budget parameters, called from the
+        learner's ``_check_params``: exactly one given (``ValueError`` naming them
+        otherwise), kept as the checked ``_budget_spec``."""
+        self._budget_spec = check_budget_choice(self.B, self.memory_budget, self.time_budget)
 
     def _init_budget(self, B, memory_budget, time_budget) -> None:
         """Check the three budget parameters (exactly one given; ``ValueError`` naming it

@@ -48,9 +48,17 @@ Either ``alpha`` / ``beta`` is given explicitly (Assumption 3 with a measured co
 per-example cost once the dimension ``d`` is known:
 :math:`B = \lfloor (\mathcal{T} - \text{fixed}) / \text{per\_example} \rfloor`.
 
-Use in a learner (``B=`` or exactly one of ``memory_budget=`` / ``time_budget=``)::
+Use in a learner (``B=`` or exactly one of ``memory_budget=`` / ``time_budget=``): the
+three parameters are declared with :func:`example_budget_param`, :func:`memory_budget_param`
+and :func:`time_budget_param` (``okl.params``; ``B`` has the role ``"budget"``), each value
+checked alone when it is assigned, and the rule between them in ``_check_params``::
 
-    spec = check_budget_choice(B, memory_budget, time_budget)       # in __init__
+    B = example_budget_param()                      # declared in the class
+    memory_budget = memory_budget_param()
+    time_budget = time_budget_param()
+    ...
+    # in _check_params (okl.learners.base.ExampleBudgeted._check_budget):
+    spec = check_budget_choice(self.B, self.memory_budget, self.time_budget)
     ...
     B_ = example_budget(spec, memory_per_example=memory_per_example(d),
                         memory_fixed=K, time_per_example=time_per_example(d, K))
@@ -66,6 +74,8 @@ import math
 import numbers
 from dataclasses import dataclass
 
+from okl.params import Value
+
 __all__ = [
     "MemoryBudget",
     "TimeBudget",
@@ -74,7 +84,13 @@ __all__ = [
     "memory_used",
     "time_used",
     "check_budget_choice",
+    "check_example_budget",
+    "check_memory_budget",
+    "check_time_budget",
     "example_budget",
+    "example_budget_param",
+    "memory_budget_param",
+    "time_budget_param",
 ]
 
 _MAX_B = 2 ** 31 - 1
@@ -204,6 +220,47 @@ def time_used(n_examples: int, per_example: float, fixed: float = 0.0) -> float:
     return float(n_examples) * float(per_example) + float(fixed)
 
 
+def check_example_budget(B, name: str = "B"):
+    """``B`` as given, once checked: ``None`` (not given) or an integer in
+    ``[1, 2^31 - 1]`` (``ValueError`` naming it otherwise)."""
+    if B is None:
+        return None
+    if isinstance(B, bool) or not isinstance(B, numbers.Integral) or not 1 <= B <= _MAX_B:
+        raise ValueError(f"{name} must be an integer in [1, {_MAX_B}], got {B!r}")
+    return B
+
+
+def _as_memory_budget(memory_budget) -> MemoryBudget:
+    if isinstance(memory_budget, TimeBudget):
+        raise ValueError("memory_budget must be a number of quanta or a MemoryBudget, "
+                         "got a TimeBudget")
+    return memory_budget if isinstance(memory_budget, MemoryBudget) \
+        else MemoryBudget(memory_budget)
+
+
+def _as_time_budget(time_budget) -> TimeBudget:
+    if isinstance(time_budget, MemoryBudget):
+        raise ValueError("time_budget must be a number of quanta or a TimeBudget, "
+                         "got a MemoryBudget")
+    return time_budget if isinstance(time_budget, TimeBudget) else TimeBudget(time_budget)
+
+
+def check_memory_budget(memory_budget, name: str = "memory_budget"):
+    """``memory_budget`` as given, once checked: ``None`` (not given), a positive number of
+    quanta or a :class:`MemoryBudget` (``ValueError`` naming it otherwise)."""
+    if memory_budget is not None:
+        _as_memory_budget(memory_budget)
+    return memory_budget
+
+
+def check_time_budget(time_budget, name: str = "time_budget"):
+    """``time_budget`` as given, once checked: ``None`` (not given), a positive number of
+    quanta or a :class:`TimeBudget` (``ValueError`` naming it otherwise)."""
+    if time_budget is not None:
+        _as_time_budget(time_budget)
+    return time_budget
+
+
 def check_budget_choice(B=None, memory_budget=None, time_budget=None):
     """Validate the budget arguments of a learner's constructor.
 
@@ -218,19 +275,30 @@ def check_budget_choice(B=None, memory_budget=None, time_budget=None):
         raise ValueError("give exactly one of B, memory_budget and time_budget, got "
                          + (", ".join(given) if given else "none"))
     if B is not None:
-        if isinstance(B, bool) or not isinstance(B, numbers.Integral) or not 1 <= B <= _MAX_B:
-            raise ValueError(f"B must be an integer in [1, {_MAX_B}], got {B!r}")
-        return int(B)
+        return int(check_example_budget(B))
     if memory_budget is not None:
-        if isinstance(memory_budget, TimeBudget):
-            raise ValueError("memory_budget must be a number of quanta or a MemoryBudget, "
-                             "got a TimeBudget")
-        return memory_budget if isinstance(memory_budget, MemoryBudget) \
-            else MemoryBudget(memory_budget)
-    if isinstance(time_budget, MemoryBudget):
-        raise ValueError("time_budget must be a number of quanta or a TimeBudget, "
-                         "got a MemoryBudget")
-    return time_budget if isinstance(time_budget, TimeBudget) else TimeBudget(time_budget)
+        return _as_memory_budget(memory_budget)
+    return _as_time_budget(time_budget)
+
+
+# -- the three declarations (okl.params) ----------------------------------------------
+
+def example_budget_param(none="not given: the budget is memory_budget or time_budget"):
+    """The declaration of ``B``, the example budget (role ``"budget"``), kept as given."""
+    return Value(None, check=check_example_budget, role="budget", none=none,
+                 text=f"an integer in [1, {_MAX_B}]")
+
+
+def memory_budget_param(none="not given: the budget is B or time_budget"):
+    """The declaration of ``memory_budget`` (quanta or a :class:`MemoryBudget`)."""
+    return Value(None, check=check_memory_budget, none=none,
+                 text="a positive number of quanta or a MemoryBudget")
+
+
+def time_budget_param(none="not given: the budget is B or memory_budget"):
+    """The declaration of ``time_budget`` (quanta or a :class:`TimeBudget`)."""
+    return Value(None, check=check_time_budget, none=none,
+                 text="a positive number of quanta or a TimeBudget")
 
 
 def example_budget(spec, *, memory_per_example: float = 1.0, memory_fixed: float = 0.0,

@@ -7,15 +7,17 @@ import math
 import numpy as np
 
 from okl._learner import read_fields
-from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_seed
-from okl.kernels import Gaussian, check_kernels
+from okl._validation import LOSS_CODES, check_real
+from okl.kernels import Gaussian
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._lkmbooks import LKMBooksCore
 from okl.learners.base import (ExampleBudgeted, HorizonLearner, KernelExpansion,
                                OnlineLearner)
-from okl.learners.budgets import (MemoryBudget, TimeBudget,
-                                  example_budget, memory_per_example, memory_used,
+from okl.learners.budgets import (MemoryBudget, TimeBudget, example_budget,
+                                  example_budget_param, memory_budget_param,
+                                  memory_per_example, memory_used, time_budget_param,
                                   time_per_example, time_used)
+from okl.params import Choice, Int, KernelsParam, Real, Seed, Value
 from okl.registry import register_learner
 
 __all__ = ["LKMBooks", "paper_kernels"]
@@ -26,9 +28,11 @@ _SAMPLINGS = {"gradient": None, "every_round": None}
 _VARIANTS = {"okl": None, "r": None}
 
 
-def _check_kernels(kernels):
-    return check_kernels(kernels, gaussian=True,
-                         why=" (LKMBooks shares one row of squared distances across the kernels)")
+def _check_l_m(l_m, name="l_m"):
+    """``None``, ``"running"`` or a real ``>= 0``."""
+    if l_m is None or (isinstance(l_m, str) and l_m == "running"):
+        return l_m
+    return check_real(l_m, name, low=0)
 
 
 @register_learner(
@@ -204,36 +208,44 @@ class LKMBooks(KernelExpansion, ExampleBudgeted, HorizonLearner, OnlineLearner,
     ``upsilon``, ``theorem2_condition``.
     """
 
-    def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
-                 time_budget=None, T=None, upsilon=1.0 / 3.0, eta=None, lam=None, C=None,
-                 l_m=None, z_form=None, sampling=None, variant="okl", seed=None):
-        self.kernels = _check_kernels(kernels)
-        self.loss = check_choice(loss, "loss", _LOSSES)
-        self._init_budget(B, memory_budget, time_budget)
-        self.T = None if T is None else check_int(T, "T", low=1)
-        self.upsilon = check_real(upsilon, "upsilon", low=0, high=1, high_open=True)
-        self.eta = None if eta is None else check_real(eta, "eta", low=0)
-        self.lam = None if lam is None else check_real(lam, "lam", low=0, low_open=True)
-        self.C = None if C is None else check_real(C, "C", low=0, low_open=True)
-        self.variant = check_choice(variant, "variant", _VARIANTS)
+    kernels = KernelsParam(gaussian=True, why=" (LKMBooks shares one row of squared "
+                                               "distances across the kernels)")
+    loss = Choice("hinge", _LOSSES, core="loss_kind")
+    B = example_budget_param()
+    memory_budget = memory_budget_param()
+    time_budget = time_budget_param()
+    T = Int(None, low=1, role="horizon", none="the length of the first run's stream")
+    upsilon = Real(1.0 / 3.0, low=0, high=1, high_open=True)
+    eta = Real(None, low=0, none="Theorem 3's sqrt(8 ln K / T)")
+    lam = Real(None, low=0, low_open=True, none="Theorem 3's step size")
+    C = Real(None, low=0, low_open=True, none="Theorem 2's C = B")
+    l_m = Value(None, check=_check_l_m, text="a real number >= 0 or 'running'",
+                none="the doubling trick ('running' with variant='r')")
+    z_form = Choice(None, _Z_FORMS, none="'theorem2' ('printed' with variant='r')")
+    sampling = Choice(None, _SAMPLINGS, none="'gradient' ('every_round' with variant='r' "
+                                            "and the absolute loss)")
+    variant = Choice("okl", _VARIANTS)
+    seed = Seed()
+
+    def _check_params(self):
+        self._check_budget()
+
+    def _classifies(self):
+        return self.loss == "hinge"
+
+    def _configure(self):
+        # the settings variant="r" changes when z_form, l_m or sampling are left at None
         r = self.variant == "r"
-        if l_m is None or (isinstance(l_m, str) and l_m == "running"):
-            self.l_m = l_m
-        else:
-            self.l_m = check_real(l_m, "l_m", low=0)
-        self.z_form = None if z_form is None else check_choice(z_form, "z_form", _Z_FORMS)
-        self.sampling = (None if sampling is None
-                         else check_choice(sampling, "sampling", _SAMPLINGS))
-        self.seed = check_seed(seed)
-        z_form = self.z_form_
         l_m = self.l_m if self.l_m is not None else ("running" if r else None)
         sampling = self.sampling or ("every_round" if r and self.loss == "absolute"
                                      else "gradient")
-        zfac = 1.0 / (1.0 - self.upsilon) if z_form == "theorem2" else 1.0 - self.upsilon
-        self._core_setup(self.kernels[0], self.seed, self.loss == "hinge")
-        self._lkm_setup(self.kernels, _LOSSES[self.loss], self.upsilon, zfac,
-                        max(l_m, 1.0) if isinstance(l_m, float) else -1.0,
-                        l_m == "running", sampling == "every_round")
+        self.zfac = (1.0 / (1.0 - self.upsilon) if self.z_form_ == "theorem2"
+                     else 1.0 - self.upsilon)
+        self.l_m_fixed = max(l_m, 1.0) if isinstance(l_m, float) else -1.0
+        self.running_norm = l_m == "running"
+        self.every_round = sampling == "every_round"
+        self._core_setup(self.kernels[0], self.seed, self._classifies())
+        self._setup()
 
     # -- budget and horizon -------------------------------------------------------------
 
