@@ -155,11 +155,9 @@ class Param:
     def check(self, value):
         """The value as stored (checked, normalized); ``ValueError`` naming the
         parameter otherwise."""
-        if value is None:
-            if self.allows_none:
-                return None
-            raise ValueError(f"{self.name} must be {self.describe()}, got None")
-        return self._check(value)
+        if value is None and self.allows_none:
+            return None
+        return self._check(value)         # None where it is refused: the check's message
 
     def _check(self, value):
         return value
@@ -504,8 +502,20 @@ def install(cls) -> None:
         p.bind_core(cls)
         params[name] = p
     cls._okl_params = params
-    if "__init__" not in cls.__dict__:
+    if "__init__" not in cls.__dict__ and not _inherits_own_init(cls):
         cls.__init__ = _make_init(cls, params)
+
+
+def _inherits_own_init(cls) -> bool:
+    """Whether ``cls`` inherits a constructor written by hand in a learner class above it
+    (a subclass of a learner of your own keeps its parent's ``__init__``)."""
+    for klass in cls.__mro__[1:]:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        return (isinstance(init, types.FunctionType) and "_okl_params" in klass.__dict__
+                and not getattr(init, "_okl_generated", False))
+    return False
 
 
 def _make_init(cls, params):
@@ -536,6 +546,7 @@ def _make_init(cls, params):
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__doc__ = f"Construct a {cls.__name__} (parameters: see the class docstring)."
+    init._okl_generated = True
     return init
 
 

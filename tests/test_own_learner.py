@@ -159,8 +159,9 @@ def test_the_prototype_through_every_command(tutorial, capsys):
                  "-p", "B=30", "--rounds", "300", "--features", "4", "--jobs", "2",
                  "--no-progress", "--out", "sw"]) == 0, capsys.readouterr().err
     rows = list(csv.DictReader(open("sw.csv")))
+    # -p values parsed by the learners' declarations: C is a real, B an integer
     assert sorted((r["learner"], r["C"] or r["B"]) for r in rows) == [
-        ("BOGD", "30"), (spec, "0.1"), (spec, "1")]
+        ("BOGD", "30"), (spec, "0.1"), (spec, "1.0")]
     # okl bounds: the bound the learner declares (Crammer et al.'s Theorem 4 for PA-I)
     assert main(["bounds", "--learner", spec, "--rounds", "200", "--features", "3",
                  "--json", "b.json"]) == 0

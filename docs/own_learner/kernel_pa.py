@@ -19,6 +19,7 @@ kernel_pa:KernelPA -p C=0.1,1`` take it as it is (docs/own_learner.rst).
 import numpy as np
 
 import okl
+from okl.params import Choice, Real, Value
 from okl.registry import register_learner
 
 
@@ -38,18 +39,26 @@ def pa1_mistake_bound(s, learner, trace, radii, rows, curves, *, delta):
     rows.append(row("mistakes", trace.n_mistakes, bound, source))
 
 
+def gaussian(kernel, name):
+    """The kernel parameter's check: a Gaussian kernel (None: Gaussian(1.0))."""
+    if kernel is None:
+        return okl.Gaussian(1.0)
+    if not isinstance(kernel, okl.Gaussian):
+        raise ValueError(f"KernelPA computes a Gaussian kernel, got {kernel!r}")
+    return kernel
+
+
 @register_learner(register=False, bounds=pa1_mistake_bound)
 class KernelPA(okl.PythonLearner):
     """Kernel Passive-Aggressive (Crammer et al., JMLR 2006), PA, PA-I or PA-II."""
 
+    # each parameter declared once (okl.params): its check, its default, its role
+    kernel = Value(None, check=gaussian, role="kernel", none="Gaussian(1.0)")
+    C = Real(1.0, low=0, low_open=True)
+    variant = Choice("PA-I", ("PA", "PA-I", "PA-II"))
+
     def __init__(self, kernel=None, C=1.0, variant="PA-I"):
-        if variant not in ("PA", "PA-I", "PA-II"):
-            raise ValueError(f"variant must be 'PA', 'PA-I' or 'PA-II', got {variant!r}")
-        if not C > 0:
-            raise ValueError(f"C must be > 0, got {C!r}")
-        if kernel is not None and not isinstance(kernel, okl.Gaussian):
-            raise ValueError(f"KernelPA computes a Gaussian kernel, got {kernel!r}")
-        self.kernel = okl.Gaussian(1.0) if kernel is None else kernel
+        self.kernel = kernel           # each assignment is checked by its declaration
         self.C = C
         self.variant = variant
         self.S = np.empty((0, 0))      # support vectors, rows 0 .. n - 1 in use

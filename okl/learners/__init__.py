@@ -23,8 +23,8 @@ from okl.learners.budgets import MemoryBudget, TimeBudget  # noqa: E402
 from okl.learners.online_to_batch import OnlineToBatch, hypothesis_risks  # noqa: E402
 from okl.learners.python import PythonLearner  # noqa: E402
 from okl.learners.reductions import OneVsOne, OneVsRest  # noqa: E402
-from okl.learners.catalog import (build, entries, get, learner_class, names, parse_params,  # noqa: E402,F401
-                                  roles, split_params)
+from okl.learners.catalog import (build, declarations, entries, get, implementation,  # noqa: E402,F401
+                                  learner_class, names, parse_params, roles, split_params)
 
 #: exported names that are not stream learners
 BUILDING_BLOCKS = ["OnlineLearner", "PythonLearner", "OnlineToBatch", "hypothesis_risks",
