@@ -68,7 +68,7 @@ cdef class PFMBooksCore(Learner):
     """Typed state of PFMBooks; the Python surface is ``okl.learners.pfmbooks.PFMBooks``."""
 
     cdef int K, M, Kp, cap
-    cdef int loss_kind, pred_kind
+    cdef public int loss_kind, pred_kind    # the learner's parameters (okl.params)
     cdef bint configured
     cdef double* gamma      # K: 1 / (2 sigma_i^2)
     cdef double* kdiag      # K: k_i(x, x) (1 for a Gaussian kernel)
@@ -131,12 +131,6 @@ cdef class PFMBooksCore(Learner):
         self.pbar = NULL
 
     # -- configuration (Python, before the loop) ---------------------------------------
-
-    def _pfm_init(self, int loss_kind, int pred_kind, bint r_code=False):
-        self.loss_kind = loss_kind
-        self.pred_kind = pred_kind
-        self.r_code = r_code
-        self.classification = loss_kind == LOSS_HINGE
 
     def _core_allocate(self, int d, int capacity, bint growable):
         """Only fixes ``d``: the support set is allocated by ``_pfm_configure`` once the

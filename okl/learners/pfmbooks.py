@@ -8,8 +8,8 @@ import math
 import numpy as np
 
 from okl._learner import read_fields
-from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_row, check_seed
-from okl.kernels import Gaussian, check_kernels
+from okl._validation import LOSS_CODES, check_int, check_real, check_row
+from okl.kernels import Gaussian
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._experts import MSMWCore
 from okl.learners._pfmbooks import PFMBooksCore
@@ -18,20 +18,34 @@ from okl.learners.budgets import (
     MemoryBudget,
     TimeBudget,
     check_budget_choice,
+    example_budget_param,
+    memory_budget_param,
     memory_per_example,
     memory_used,
+    time_budget_param,
     time_per_example,
     time_used,
 )
 from okl.learners.experts import msmw_scale_prior
+from okl.params import Choice, Int, KernelsParam, Real, Seed
 from okl.registry import register_learner
 
 __all__ = ["PFMBooks", "nested_radii", "paper_kernels", "r_prior", "sampling_probabilities"]
 
 _LOSSES = {name: LOSS_CODES[name] for name in ("hinge", "absolute")}
 _PREDICTIONS = {"sample": 0, "mean": 1}
-_VARIANTS = {"okl", "r"}
+_VARIANTS = {"okl": False, "r": True}       # the core's r_code
 _G = {"assumption5", "experiments", "r"}
+
+
+class _Kernels(KernelsParam):
+    """``kernels`` as given (``None`` stays ``None``), the checked ones in ``kernels_``."""
+
+    def assign(self, obj, value):
+        kernels = self.check(value)
+        obj.__dict__["kernels_"] = tuple(kernels)
+        obj.__dict__[self.name] = None if value is None else kernels
+        return obj.__dict__[self.name]
 
 
 def nested_radii(U: float, U_min: float) -> tuple[int, np.ndarray]:
@@ -264,38 +278,38 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
     (``<p_t, c_t>``).
     """
 
-    def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
-                 time_budget=None, U=None, U_min=None, upsilon=1.0 / 3.0, C=None, eta=None,
-                 g=None, Y=1.0, prediction="sample", T=None, variant="okl", seed=None):
-        ks = check_kernels(kernels, gaussian=True,
-                           why=" (the K kernel rows share one row of distances)")
-        self.kernels = None if kernels is None else ks   # as given (ks is kernels for a list)
-        self.kernels_ = tuple(ks)
-        self.loss = check_choice(loss, "loss", set(_LOSSES))
-        self._spec = check_budget_choice(B, memory_budget, time_budget)
-        self.B, self.memory_budget, self.time_budget = B, memory_budget, time_budget
-        self.U = None if U is None else check_real(U, "U", low=0, low_open=True)
-        self.U_min = None if U_min is None else check_real(U_min, "U_min", low=0,
-                                                           low_open=True)
+    kernels = _Kernels(gaussian=True, why=" (the K kernel rows share one row of distances)")
+    loss = Choice("hinge", _LOSSES, core="loss_kind")
+    B = example_budget_param()
+    memory_budget = memory_budget_param()
+    time_budget = time_budget_param()
+    U = Real(None, low=0, low_open=True, none="sqrt(B) (Theorem 6)")
+    U_min = Real(None, low=0, low_open=True,
+                 none="U / sqrt(T) (Theorem 6); 5 with variant='r' and the hinge loss")
+    upsilon = Real(1.0 / 3.0, low=0, high=1, high_open=True)
+    C = Real(None, low=0, low_open=True, none="B (Theorem 4)")
+    eta = Real(None, low=0, none="Theorem 5's sqrt(2 ln(K' T) / T) (variant='r': "
+                                 "sqrt(8 ln(K M T) / T))")
+    g = Choice(None, _G, none="'assumption5' ('r' with variant='r')")
+    Y = Real(1.0)                                   # its range depends on loss
+    prediction = Choice("sample", _PREDICTIONS, core="pred_kind")
+    T = Int(None, low=1, role="horizon", none="the length of the first run's stream")
+    variant = Choice("okl", _VARIANTS, core="r_code")
+    seed = Seed()
+
+    def _check_params(self):
+        self._spec = check_budget_choice(self.B, self.memory_budget, self.time_budget)
         if self.U is not None and self.U_min is not None and self.U_min > self.U:
             raise ValueError(f"U_min must be <= U, got U_min={self.U_min!r} > U={self.U!r}")
-        self.upsilon = check_real(upsilon, "upsilon", low=0, high=1, high_open=True)
-        self.C = None if C is None else check_real(C, "C", low=0, low_open=True)
-        self.eta = None if eta is None else check_real(eta, "eta", low=0)
-        self.variant = check_choice(variant, "variant", _VARIANTS)
-        self.g = None if g is None else check_choice(g, "g", _G)
+        hinge = self.loss == "hinge"
+        check_real(self.Y, "Y", low=1.0 if hinge else 0.0, low_open=not hinge)
         self.g_ = self.g or ("r" if self.variant == "r" else "assumption5")
-        self.Y = check_real(Y, "Y", low=1.0 if self.loss == "hinge" else 0.0,
-                            low_open=self.loss != "hinge")
-        self.prediction = check_choice(prediction, "prediction", set(_PREDICTIONS))
-        self.T = None if T is None else check_int(T, "T", low=1)
-        self.seed = check_seed(seed)
         self.settings_ = None
-        self._core_setup(None, self.seed, self.loss == "hinge")
-        self._pfm_init(_LOSSES[self.loss], _PREDICTIONS[self.prediction],
-                       self.variant == "r")
         if self.T is not None and isinstance(self._spec, int):
             self._settings(self.T, None)        # parameter errors surface here
+
+    def _classifies(self):
+        return self.loss == "hinge"
 
     # -- settings of Theorems 4-6 ---------------------------------------------------------
 
