@@ -73,7 +73,7 @@ cdef class BATBooksCore(Learner):
     ``okl.learners.batbooks.BATBooks``)."""
     cdef int K
     cdef public int cap             # floor(B / 2): the hard guard on every |S_i|
-    cdef int loss_kind
+    cdef public int loss_kind       # the learner's parameter (okl.params)
     cdef bint allocated
     cdef KernelParams* kps          # K kernels
     cdef double** Xs                # K feature-major blocks, leading dimension ld[i]
@@ -170,18 +170,21 @@ cdef class BATBooksCore(Learner):
 
     # -- configuration (Python side) -------------------------------------------------
 
-    def _bat_setup(self, kernels, int loss_kind, int ell_mode, double ell, bint r_code=False):
-        """Kernels, the loss and the normalizer ``ell_m``; draws ``I_1`` from ``p_1``
-        (uniform).  The capacity and ``U`` follow (``_bat_set_capacity``) once ``B`` is
-        known, the horizon settings (``_bat_set_horizon``) once ``T`` is."""
-        cdef int K = len(kernels), i
+    def _setup(self):
+        """The kernels (the learner's checked list ``self.kernels_``) and the normalizer
+        ``ell_m`` (the declared ``self.ell_max``: a number, or ``"doubling"`` from 1);
+        draws ``I_1`` from ``p_1`` (uniform).  ``loss_kind`` and ``r_code`` are the
+        declared values.  The capacity and ``U`` follow (``_bat_set_capacity``) once ``B``
+        is known, the horizon settings (``_bat_set_horizon``) once ``T`` is."""
+        cdef int K = len(self.kernels_), i
+        cdef bint doubling = self.ell_max == "doubling"
+        kernels = self.kernels_
         if K < 1:
             raise ValueError("kernels must hold at least one kernel")
         # a re-initialisation (set_params before learning) starts from scratch
         self._free_buffers()
         free(self.kps)
         self.kps = NULL
-        self.r_code = r_code
         self.r_m = 4.0
         self.r_restarts = 0
         self.ready = False
@@ -200,9 +203,8 @@ cdef class BATBooksCore(Learner):
         self.pbar = np.empty(K)
         self.cap = 0
         self.U = 0.0
-        self.loss_kind = loss_kind
-        self.ell_mode = ell_mode
-        self.ell = ell
+        self.ell_mode = ELL_DOUBLING if doubling else ELL_FIXED
+        self.ell = 1.0 if doubling else self.ell_max
         self.chat = 1.0
         self.osmd = OSMDCore(K, 0.0)
         self.I_next = self.osmd.sample(self.uniform())

@@ -16,8 +16,8 @@ import numpy as np
 
 from okl._core import SupportSet
 from okl._learner import read_fields
-from okl._validation import LOSS_CODES, check_choice, check_int, check_real, check_seed
-from okl.kernels import Gaussian, Laplacian, check_kernels
+from okl._validation import LOSS_CODES, check_choice, check_int, check_real
+from okl.kernels import Gaussian, Laplacian
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._batbooks import BATBooksCore
 from okl.learners.base import HorizonLearner, OnlineLearner
@@ -25,11 +25,14 @@ from okl.learners.budgets import (
     TimeBudget,
     check_budget_choice,
     example_budget,
+    example_budget_param,
     memory_per_example,
     memory_used,
+    time_budget_param,
     time_per_example,
     time_used,
 )
+from okl.params import Choice, Int, KernelsParam, Real, Seed, Value
 from okl.registry import register_learner
 
 __all__ = ["BATBooks", "batbooks_upsilon", "condition_12", "paper_kernels",
@@ -37,13 +40,12 @@ __all__ = ["BATBooks", "batbooks_upsilon", "condition_12", "paper_kernels",
 
 _LOSSES = {name: LOSS_CODES[name] for name in ("hinge", "absolute")}
 _ETA_FIXED, _ETA_DOUBLING = 0, 1
-_ELL_FIXED, _ELL_DOUBLING = 0, 1
 _LIPSCHITZ = 1.0        # |l'| <= 1 for the hinge loss (|y| = 1) and the absolute loss
 _DEFAULT_B = 400
 
 
 _Z_FORMS = ("theorem8", "printed")
-_VARIANTS = ("okl", "r")
+_VARIANTS = {"okl": False, "r": True}      # the core's r_code
 #: the scripts' upsilon: table7/BATBooks.R (hinge) and table6/BATBooks-r.R (absolute)
 R_UPSILON = {"hinge": 1.0 / 8.0, "absolute": 1.0 / 7.0}
 
@@ -83,9 +85,49 @@ def batbooks_upsilon(T, K, B, z_form="printed"):
     return 0.0
 
 
-def _check_kernels(kernels):
-    """The kernel list (the paper's 9 Gaussians for ``None``), each bounded."""
-    return list(check_kernels(kernels, bounded=True))
+class _Kernels(KernelsParam):
+    """``kernels`` as given (scikit-learn's ``clone`` checks identity), the checked list
+    (the paper's 9 Gaussians for ``None``) in ``kernels_``."""
+
+    def assign(self, obj, value):
+        obj.__dict__["kernels_"] = list(self.check(value))
+        obj.__dict__[self.name] = value
+        return value
+
+
+class _Among(Choice):
+    """A choice checked against its names as a sequence: an unhashable value gets the
+    choice's ``ValueError`` (a ``dict`` lookup would raise ``TypeError``)."""
+
+    def _check(self, value):
+        return check_choice(value, self.name, tuple(self.choices))
+
+
+def _check_lam(lam, name="lam"):
+    """``None``, a rule (``"theorem10"``, ``"experiments"``, ``"r"``) or a step size
+    ``> 0``."""
+    if lam is None:
+        return None
+    if isinstance(lam, str):
+        return check_choice(lam, name, {"theorem10", "experiments", "r"})
+    return check_real(lam, name, low=0, low_open=True)
+
+
+def _check_eta(eta, name="eta"):
+    """``None``, a rule (``"theorem9"``, ``"doubling"``, ``"experiments"``, ``"r"``) or a
+    rate ``>= 0``."""
+    if eta is None:
+        return None
+    if isinstance(eta, str):
+        return check_choice(eta, name, {"theorem9", "doubling", "experiments", "r"})
+    return check_real(eta, name, low=0)
+
+
+def _check_ell_max(ell_max, name="ell_max"):
+    """``"doubling"`` or a normalizer ``> 0``."""
+    if isinstance(ell_max, str):
+        return check_choice(ell_max, name, {"doubling"})
+    return check_real(ell_max, name, low=0, low_open=True)
 
 
 def _example_budget(spec, K, d):
@@ -299,59 +341,53 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
     ``q`` (``min{1, C/z_t}``, NaN-free: -1 without gradient) and ``eta`` (``eta_t``).
     """
 
-    def __init__(self, kernels=None, *, loss="hinge", B=None, time_budget=None, U=None,
-                 upsilon=None, lam=None, eta=None, ell_max=1.0, z_form=None, T=None,
-                 variant="okl", seed=None):
-        # every parameter is validated before any attribute changes (set_params re-runs
-        # __init__ on a live object)
-        K_list = _check_kernels(kernels)
-        loss = check_choice(loss, "loss", _LOSSES)
+    kernels = _Kernels(bounded=True)
+    loss = Choice("hinge", _LOSSES, core="loss_kind")
+    B = example_budget_param(none=f"{_DEFAULT_B} if time_budget is None too")
+    time_budget = time_budget_param(none="not given: the budget is B")
+    U = Real(None, low=0, low_open=True, none="sqrt(B) (variant='r': B^(1/3))")
+    upsilon = Real(None, low=0, high=1, high_open=True,
+                   none="batbooks_upsilon(T, K, B) (variant='r': R_UPSILON[loss])")
+    lam = Value(None, check=_check_lam, none="'theorem10' ('r' with variant='r')",
+                text="a real > 0 or one of ['experiments', 'r', 'theorem10']")
+    eta = Value(None, check=_check_eta, none="'theorem9' ('r' with variant='r')",
+                text="a real >= 0 or one of ['doubling', 'experiments', 'r', 'theorem9']")
+    ell_max = Value(1.0, check=_check_ell_max, text="a real > 0 or 'doubling'")
+    z_form = _Among(None, _Z_FORMS, none="'theorem8' ('printed' with variant='r')")
+    T = Int(None, low=1, role="horizon", none="the length of the first run's stream")
+    variant = _Among("okl", _VARIANTS, core="r_code")
+    seed = Seed()
+
+    def _check_params(self):
+        B, time_budget, eta, variant = self.B, self.time_budget, self.eta, self.variant
         spec = _DEFAULT_B if B is None and time_budget is None else \
             check_budget_choice(B, None, time_budget)
         if isinstance(spec, int) and spec < 2:
             raise ValueError(f"B must be >= 2 (two kernel rows a round, each buffer holds "
                              f"floor(B/2) >= 1 examples), got {spec}")
-        U = None if U is None else check_real(U, "U", low=0, low_open=True)
-        upsilon = (None if upsilon is None
-                   else check_real(upsilon, "upsilon", low=0, high=1, high_open=True))
-        variant = check_choice(variant, "variant", _VARIANTS)
-        lam = (None if lam is None else
-               check_choice(lam, "lam", {"theorem10", "experiments", "r"})
-               if isinstance(lam, str) else check_real(lam, "lam", low=0, low_open=True))
-        eta = (None if eta is None else
-               check_choice(eta, "eta", {"theorem9", "doubling", "experiments", "r"})
-               if isinstance(eta, str) else check_real(eta, "eta", low=0))
         if (eta == "r") != (variant == "r") and eta is not None:
             raise ValueError(f"eta='r' (the scripts' restarts) goes with variant='r' and "
                              f"variant='r' with eta='r' or None, got eta={eta!r}, "
                              f"variant={variant!r}")
-        ell_max = (check_choice(ell_max, "ell_max", {"doubling"}) if isinstance(ell_max, str)
-                   else check_real(ell_max, "ell_max", low=0, low_open=True))
-        if variant == "r" and ell_max != 1.0:
+        if variant == "r" and self.ell_max != 1.0:
             raise ValueError(f"variant='r' runs the scripts' max_loss = 1, got "
-                             f"ell_max={ell_max!r}")
-        z_form = None if z_form is None else check_choice(z_form, "z_form", _Z_FORMS)
-        T = None if T is None else check_int(T, "T", low=1)
-        seed = check_seed(seed)
-        B_now = _example_budget(spec, len(K_list), None)     # None: needs d
-        self.kernels = kernels          # as given (scikit-learn's clone checks identity)
-        self.kernels_ = K_list
-        self.loss, self.B, self.time_budget, self.U = loss, B, time_budget, U
-        self.upsilon, self.lam, self.eta, self.ell_max = upsilon, lam, eta, ell_max
-        self.z_form, self.T, self.seed = z_form, T, seed
-        self.variant = variant
+                             f"ell_max={self.ell_max!r}")
+        _example_budget(spec, self.K, None)     # B < 2 from a time budget with beta
         r = variant == "r"
-        self.z_form_ = z_form or ("printed" if r else "theorem8")
-        self.lam_rule_ = lam if lam is not None else ("r" if r else "theorem10")
+        self.z_form_ = self.z_form or ("printed" if r else "theorem8")
+        self.lam_rule_ = self.lam if self.lam is not None else ("r" if r else "theorem10")
         self.eta_rule_ = eta if eta is not None else ("r" if r else "theorem9")
         self._budget_spec = spec
         self._B = None
-        self._core_setup(None, self.seed, self.loss == "hinge")
-        ell_mode = _ELL_DOUBLING if self.ell_max == "doubling" else _ELL_FIXED
-        self._bat_setup(self.kernels_, _LOSSES[self.loss], ell_mode,
-                        1.0 if ell_mode == _ELL_DOUBLING else self.ell_max, r)
-        if B_now is not None:
-            self._apply_budget(B_now)
+
+    def _classifies(self):
+        return self.loss == "hinge"
+
+    def _configure(self):
+        super()._configure()            # the seed, the kernels, ell_m, I_1 (the core's _setup)
+        B = _example_budget(self._budget_spec, self.K, None)     # None: needs d
+        if B is not None:
+            self._apply_budget(B)
             if self.T is not None:
                 self._apply_horizon(self.T)
 
