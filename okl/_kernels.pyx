@@ -14,11 +14,17 @@ from libc.math cimport fabs
 from libc.string cimport memcpy, memset
 
 
+#: the typed code of each kernel kind (okl.kernels names the kind; the codes are the
+#: enum of okl/_kernels.pxd, written nowhere else)
+KERNEL_KINDS = {"gaussian": KERNEL_GAUSSIAN, "polynomial": KERNEL_POLYNOMIAL,
+                "linear": KERNEL_LINEAR, "laplacian": KERNEL_LAPLACIAN}
+
+
 cdef KernelParams _params_of(object kernel) except *:
     """Read (kind, gamma, coef0, degree) from a kernel spec of okl.kernels."""
     cdef KernelParams kp
     kind, gamma, coef0, degree = kernel.kernel_params()
-    kp.kind = kind
+    kp.kind = KERNEL_KINDS[kind]
     kp.gamma = gamma
     kp.coef0 = coef0
     kp.degree = degree

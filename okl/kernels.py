@@ -57,15 +57,15 @@ def parse_kernel_param(name: str, text: str):
         what = "an integer" if kind is int else "a real number"
         raise ValueError(f"the kernel's {name} must be {what}, got {text!r}") from None
 
-# kinds understood by okl._core (see KERNEL_* in _core.pxd)
-_GAUSSIAN, _POLYNOMIAL, _LINEAR, _LAPLACIAN = 0, 1, 2, 3
 
 
 class Kernel:
     """Base class of kernel specs."""
 
-    def kernel_params(self) -> tuple[int, float, float, int]:
-        """``(kind, gamma, coef0, degree)`` as read by ``okl._core``."""
+    def kernel_params(self) -> tuple[str, float, float, int]:
+        """``(kind, gamma, coef0, degree)`` as read by ``okl._core``: the kind by its name
+        (``"gaussian"``, ...), which ``okl._kernels`` maps to its typed code (the one
+        place the codes are written)."""
         raise NotImplementedError
 
     @property
@@ -90,7 +90,7 @@ class Gaussian(Kernel):
         object.__setattr__(self, "sigma", check_real(self.sigma, "sigma", low=0, low_open=True))
 
     def kernel_params(self):
-        return (_GAUSSIAN, 1.0 / (2.0 * self.sigma ** 2), 0.0, 0)
+        return ("gaussian", 1.0 / (2.0 * self.sigma ** 2), 0.0, 0)
 
     @property
     def sup_diag(self):
@@ -111,7 +111,7 @@ class Laplacian(Kernel):
         object.__setattr__(self, "sigma", check_real(self.sigma, "sigma", low=0, low_open=True))
 
     def kernel_params(self):
-        return (_LAPLACIAN, 1.0 / self.sigma, 0.0, 0)
+        return ("laplacian", 1.0 / self.sigma, 0.0, 0)
 
     @property
     def sup_diag(self):
@@ -132,7 +132,7 @@ class Polynomial(Kernel):
         object.__setattr__(self, "coef0", check_real(self.coef0, "coef0", low=0))
 
     def kernel_params(self):
-        return (_POLYNOMIAL, self.gamma, self.coef0, self.degree)
+        return ("polynomial", self.gamma, self.coef0, self.degree)
 
     @property
     def sup_diag(self):
@@ -144,7 +144,7 @@ class Linear(Kernel):
     """Linear kernel ``k(x, v) = <x, v>``; unbounded on R^d."""
 
     def kernel_params(self):
-        return (_LINEAR, 1.0, 0.0, 1)
+        return ("linear", 1.0, 0.0, 1)
 
     @property
     def sup_diag(self):

@@ -1,6 +1,6 @@
 """The layers of okl.datasets: no module imports one above it.
 
-files < chunks (paths only) < registry < fetch (dataset names) < paper_data; the
+files < chunks (paths only) < registry < fetch (dataset names) < papers; the
 synthetic streams (synthetic, drifting, spectral) import no module of the package, and
 the package's ``__init__`` stands above everything.  Every import counts, wherever it
 stands (module level or inside a function): an import moved into a function hides a
@@ -22,7 +22,7 @@ LAYERS = [
     {"chunks"},
     {"registry"},
     {"fetch"},
-    {"paper_data"},
+    {"papers", "streams"},
     {"__init__"},
 ]
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
@@ -80,14 +80,14 @@ def test_no_module_imports_one_above_it(module):
 # -- the check itself can fail ---------------------------------------------------------
 
 CIRCLE_BEFORE = {
-    # the imports that made the circle chunks -> fetch -> paper_data -> fetch (issue 20),
+    # the imports that made the circle chunks -> fetch -> paper_data (now papers) -> fetch (issue 20),
     # each inside a function as they stood
     "chunks": "def _resolve(source):\n    from okl.datasets import fetch\n",
-    "fetch": "def load():\n    from okl.datasets.paper_data import draw_indices\n",
+    "fetch": "def load():\n    from okl.datasets.papers import draw_indices\n",
     "registry": "import okl.datasets.fetch\n",
     "files": "from . import chunks\n",
     "synthetic": "from .registry import DATASETS\n",
-    "paper_data": "from okl.datasets import load\n",
+    "papers": "from okl.datasets import load\n",
 }
 
 
@@ -101,16 +101,15 @@ def test_an_upward_import_is_found_wherever_it_stands(module):
 def test_downward_imports_pass():
     source = ("from okl.datasets import fetch\nfrom okl.datasets.registry import DATASETS\n"
               "import okl.datasets.files\nimport numpy as np\nfrom .chunks import scan\n")
-    assert package_imports(source, "paper_data") == {"fetch", "registry", "files", "chunks"}
-    assert violations("paper_data", package_imports(source, "paper_data")) == []
+    assert package_imports(source, "papers") == {"fetch", "registry", "files", "chunks"}
+    assert violations("papers", package_imports(source, "papers")) == []
 
 
 def test_public_names_stay_where_they_were():
     """The names moved down are still importable from their old modules, and
     okl.datasets.iter_chunks still takes a dataset name (the layer above chunks)."""
     from okl.datasets import chunks, fetch, iter_chunks
-    from okl.datasets.paper_data import draw_indices   # the module (okl.datasets.paper_data
-                                                       # as an attribute is the function)
+    from okl.datasets.papers import draw_indices   # the module of okl.datasets.paper_data
     assert draw_indices is fetch.draw_indices
     assert iter_chunks is fetch.iter_chunks
     assert chunks.select_rows is fetch.select_rows

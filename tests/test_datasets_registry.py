@@ -302,7 +302,7 @@ def test_streamed_draw_from_a_nested_archive_equals_the_whole_file_draw(monkeypa
 
 
 def test_the_documentation_lists_every_declaration_and_file():
-    from okl.datasets.paper_data import declaration_summary
+    from okl.datasets.papers import declaration_summary
 
     page = (Path(__file__).parents[1] / "docs" / "datasets.rst").read_text()
     for row in declaration_summary():

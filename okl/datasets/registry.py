@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from okl.registry import PAPERS as _PAPERS
+
 __all__ = ["Source", "RemoteDataset", "DATASETS", "PaperDataset", "PAPER_DATASETS", "PAPERS",
            "SCALINGS", "TASKS"]
 
-#: the papers, by the short names of ``okl reproduce`` (seeds 000 .. 004)
-PAPERS = ("pomdr", "norma", "ahpatron", "awv", "selection")
+#: the papers, by the words okl names them with (okl.registry.PAPERS, the one list)
+PAPERS = tuple(_PAPERS)
 
 #: what a stream is for: labels -1/+1, real targets, or unlabelled (y: the class, shown only)
 TASKS = ("classification", "regression", "novelty")

@@ -388,4 +388,4 @@ class _GammaKernel:
         self.gamma = gamma
 
     def kernel_params(self):
-        return 0, self.gamma, 0.0, 0
+        return "gaussian", self.gamma, 0.0, 0
