@@ -178,10 +178,15 @@ def test_adversary_plays_first_order_optimal_points(adversarial):
 def test_adversarial_learners_option(tmp_path, monkeypatch):
     monkeypatch.setattr(ex, "QUICK_ADVERSARIAL_N", 3)
     monkeypatch.setattr(ex, "N_CANDIDATES", 8)
-    with pytest.raises(ValueError, match="unknown learners"):
+    with pytest.raises(ValueError, match="unknown learner 'KONS': not a learner of "
+                                         "awv-adversarial's table"):
         ex.awv_adversarial(tmp_path, quick=True, learners=["Pros-N-KONS", "KONS"])
     summary = ex.awv_adversarial(tmp_path, quick=True, seed=3, learners=["Pros-N-KONS"])
     assert list(summary["runs"]) == ["Pros-N-KONS"] and summary["not_in_paper"] == []
+    # a column by its learner's registered name: KernelAWV is the column Kernel-AWV
+    summary = ex.awv_adversarial(tmp_path / "by-name", quick=True, seed=3,
+                                 learners=["KernelAWV"])
+    assert list(summary["runs"]) == ["Kernel-AWV"]
 
 
 ADV_OUTPUTS = ("awv_adversarial.csv", "awv_adversarial_runs.csv", "awv_adversarial_rounds.csv",
