@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["execute", "fingerprint", "atomic_write", "Progress", "stream_order",
+__all__ = ["data_fingerprint", "execute", "fingerprint", "atomic_write", "Progress", "stream_order",
            "sweep_order"]
 
 
@@ -118,6 +118,16 @@ def fingerprint(X, y) -> str:
         if part.size:                 # (an empty array has no bytes; memoryview refuses it)
             digest.update(memoryview(part).cast("B"))
     return digest.hexdigest()
+
+
+def data_fingerprint(X, y, source=None) -> dict:
+    """What a resumed sweep or reproduction must find again (its journal's record of
+    the data): the source (where given), the shape, whether ``X`` is sparse, whether
+    there are labels, and the BLAKE2 digest of :func:`fingerprint`."""
+    out = {} if source is None else {"source": source}
+    out.update(shape=list(X.shape), sparse=hasattr(X, "indptr"), labels=y is not None,
+               blake2b=fingerprint(X, y))
+    return out
 
 
 def atomic_write(path, text: str, newline=None) -> None:

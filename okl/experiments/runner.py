@@ -48,7 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from okl.experiments.executor import Progress, atomic_write, execute, fingerprint, stream_order
+from okl.experiments.executor import (Progress, atomic_write, data_fingerprint, execute,
+                                      stream_order)
 
 __all__ = ["Prepared", "Run", "Options", "Reproduction", "reproduce", "agreement",
            "format_table", "stream_order", "learner_run", "grid_runs", "summarize_grid",
@@ -154,13 +155,6 @@ def paper_dataset(name: str, paper: str, *, stand_in=None, n_rows=None,
                      + missing.split(".  ")[0],), (), task, dict(settings))
     data.missing = missing
     return data
-
-
-def data_fingerprint(data: Prepared) -> dict:
-    """Source, shape and BLAKE2 digest of a prepared dataset (what a resumed run must
-    match)."""
-    return {"source": data.source, "shape": [data.n, data.d],
-            "blake2b": fingerprint(data.X, data.y)}
 
 
 # ----------------------------------------------------------------------------
@@ -873,7 +867,7 @@ def reproduce(rep: Reproduction, out_dir, *, quick=False, seed=0, datasets=None,
             runs = rep.runs(data, options, {}) if data.X is not None else []
             if runs:
                 fp_key = run_key(data=ds)
-                fp = data_fingerprint(data)
+                fp = data_fingerprint(data.X, data.y, data.source)
                 if fp_key in journal:
                     old = journal.done()[fp_key]
                     if old != fp:

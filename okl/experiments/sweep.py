@@ -47,7 +47,8 @@ import numpy as np
 import okl
 from okl import learners, registry
 from okl._validation import check_matrix
-from okl.experiments.executor import Progress, atomic_write, execute, fingerprint, sweep_order
+from okl.experiments.executor import (Progress, atomic_write, data_fingerprint, execute,
+                                      sweep_order)
 from okl.experiments.journal import Journal, run_key
 from okl.kernels import KERNELS, make_kernel
 
@@ -177,12 +178,6 @@ def run_key_of(config: Config, permutation: int) -> str:
     """The journal key of run (``config``, ``permutation``)."""
     return run_key(learner=config.learner, params=dict(config.params), kernel=config.kernel,
                    kernel_params=dict(config.kernel_params), permutation=int(permutation))
-
-
-def data_fingerprint(X, y) -> dict:
-    """Shape, kind and BLAKE2 digest of a checked stream ``X`` and its labels ``y``."""
-    return {"shape": list(X.shape), "sparse": hasattr(X, "indptr"),
-            "labels": y is not None, "blake2b": fingerprint(X, y)}
 
 
 def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
