@@ -110,12 +110,20 @@ def _add_learner_arguments(parser):
                              "one-vs-one (K (K - 1) / 2 copies)")
 
 
-def _stream(args):
-    """``(X, y, description)`` of the data arguments."""
+def _stream(args, learners=()):
+    """``(X, y, description)`` of the data arguments, a file's labels read as
+    ``learners`` need them (``okl.streaming.label_reading``: -1/+1 for binary learners,
+    kept for multiclass learners and regressors; one way for all of them)."""
     from okl.datasets import stream
+    from okl.streaming import label_reading
 
+    ways = {label_reading(learner) for learner in learners}
+    if len(ways) > 1:
+        raise ValueError("the learners read the file's labels differently (binary "
+                         "classifiers map them to -1/+1, multiclass learners and regressors "
+                         "keep them): run them in separate commands")
     return stream(args.data, download=args.download, rounds=args.rounds,
-                  features=args.features, seed=args.seed)
+                  features=args.features, seed=args.seed, labels=next(iter(ways), None))
 
 
 def _kernel_options(args) -> dict:
@@ -496,8 +504,8 @@ def _sweep(args) -> int:
 
     grid = {"learner": args.learner, "kernel": args.kernel.split(",")}
     grid.update(_assignments(args.param, lists=True))
-    sw.configurations(grid)        # every check, before the data is read and the journal made
-    X, y, source = _stream(args)
+    configs = sw.configurations(grid)   # every check, before the data is read and the journal
+    X, y, source = _stream(args, [c.build(0) for c in configs])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     journal = out.with_name(out.name + "-journal.jsonl")
@@ -539,7 +547,7 @@ def _bounds(args) -> int:
     from okl.experiments.bounds import command
 
     make = _learner_maker(args)
-    X, y, source = _stream(args)
+    X, y, source = _stream(args, [make()])
     U = None
     if args.U is not None:
         try:

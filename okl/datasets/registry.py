@@ -411,6 +411,43 @@ _entry(
                       "regime) fit pixels in [0, 1], not raw 0..255"}),
 )
 
+# -- the field's multiclass benchmarks (Lu et al. 2016's LIBOKL experiments, the BSGD and
+#    BudgetedSVM tables, DOGMA's demos): LIBSVM's copies, labels kept as published ---------
+
+
+def _multiclass(name, file, n_features, n_rows, n_classes, page, note):
+    return RemoteDataset(name=name, sources=(Source(_LIBSVM_MC + file),),
+                         n_features=n_features, n_rows=n_rows, labels="keep",
+                         page=f"{_LIBSVM_MC_PAGE}#{page}",
+                         note=f"{note}; {n_classes} classes (labels kept)")
+
+
+for _name, _file, _d, _n, _K, _page, _note in (
+        ("mnist.scale.t", "mnist.scale.t.bz2", 780, 10_000, 10, "mnist",
+         "MNIST test images, LIBSVM's scaled copy (pixels in [0, 1])"),
+        ("letter.scale", "letter.scale", 16, 15_000, 26, "letter",
+         "UCI letter recognition (Frey & Slate), LIBSVM's training part scaled to [-1, 1]"),
+        ("letter.scale.t", "letter.scale.t", 16, 5_000, 26, "letter",
+         "UCI letter recognition, LIBSVM's test part"),
+        ("satimage.scale", "satimage.scale", 36, 4_435, 6, "satimage",
+         "Statlog Landsat satellite (satimage), LIBSVM's training part scaled to [-1, 1] "
+         "(the rows of LIBOKL's satimage.mat)"),
+        ("satimage.scale.t", "satimage.scale.t", 36, 2_000, 6, "satimage",
+         "Statlog satimage, LIBSVM's test part"),
+        ("dna.scale", "dna.scale", 180, 2_000, 3, "dna",
+         "Statlog DNA (splice junctions), LIBSVM's training part (the rows of LIBOKL's "
+         "dna.mat)"),
+        ("dna.scale.t", "dna.scale.t", 180, 1_186, 3, "dna", "Statlog DNA, LIBSVM's test part"),
+        ("pendigits", "pendigits", 16, 7_494, 10, "pendigits",
+         "UCI pen-based handwritten digits, LIBSVM's training part"),
+        ("pendigits.t", "pendigits.t", 16, 3_498, 10, "pendigits",
+         "UCI pen-based digits, LIBSVM's test part"),
+        ("covtype", "covtype.bz2", 54, 581_012, 7, "covtype",
+         "UCI forest covertype (Blackard & Dean), LIBSVM's multiclass copy, unscaled")):
+    _entry(_multiclass(_name, _file, _d, _n, _K, _page, _note))
+del _name, _file, _d, _n, _K, _page, _note
+
+
 # == UCI sets ===============================================================================
 
 # -- magic04: UCI MAGIC gamma telescope (CSV, 10 raw features; sorted by class) ------------
