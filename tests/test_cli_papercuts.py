@@ -113,7 +113,7 @@ def test_a_warning_is_one_line_naming_okl():
 
 def test_an_interrupt_is_one_line_not_a_traceback(monkeypatch, capsys):
     """Ctrl-C while ``okl run`` or ``okl sweep`` loads its data printed a traceback."""
-    def interrupted(args):
+    def interrupted(args, learners=()):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "_stream", interrupted)
