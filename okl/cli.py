@@ -98,9 +98,9 @@ def _add_learner_arguments(parser):
     parser.add_argument("--kernel", choices=KERNELS, default="gaussian",
                         help="the learner's kernel (default gaussian)")
     parser.add_argument("--sigma", type=float, default=None,
-                        help="Gaussian/Laplacian width (default 1; the same as -p sigma=...)")
+                        help="Gaussian/Laplacian width (default 1), the same as -p sigma=...")
     parser.add_argument("--degree", type=int, default=None,
-                        help="polynomial degree (default 2; the same as -p degree=...)")
+                        help="polynomial degree (default 2), the same as -p degree=...")
     parser.add_argument("--param", "-p", action="append", metavar="NAME=VALUE",
                         help="a learner or kernel parameter, e.g. -p lam=0.01 -p tau=500 "
                              "(repeatable; a kernel's parameter, as sigma, is the kernel's: "
