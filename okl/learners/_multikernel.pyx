@@ -34,13 +34,13 @@ cdef class OMKCCore(Learner):
     counters and weights beside them are declared (``_values_fields``).
     """
     cdef int K
-    cdef int loss_kind
+    cdef public int loss_kind   # the learner's parameters (okl.params): loss, lam, beta
     cdef int B                  # total example budget (entries over all K sets)
     cdef public int per_kernel  # > 0: static allocation, each set holds <= per_kernel
     cdef int cap                # capacity of every buffer (B or per_kernel)
     cdef int total              # entries stored over all sets
     cdef public int max_total
-    cdef double lam             # step of the regression update
+    cdef public double lam      # step of the regression update
     cdef KernelParams* kps
     cdef double** X             # X[i][r + j * cap]: feature j of entry r of kernel i
     cdef double** sq
@@ -55,10 +55,10 @@ cdef class OMKCCore(Learner):
     cdef public long long n_blocked         # updates refused because the budget was full
     cdef public HedgeCore hedge
     cdef bint allocated
-    cdef bint r_signs           # the R code: a kernel predicts +1 at f = 0 (not 0)
-    cdef bint by_rounds         # the R code: the budget counts rounds with an update
+    cdef public bint r_signs    # the R code: a kernel predicts +1 at f = 0 (variant)
+    cdef public bint by_rounds  # the R code: the budget counts rounds with an update
     cdef public int rounds_used # rounds on which some kernel updated (by_rounds)
-    cdef double beta
+    cdef public double beta
     cdef readonly double[::1] Lw    # r_signs: the R code's weights prod beta^z, unnormalized
 
     _values_fields = fields(
@@ -75,13 +75,12 @@ cdef class OMKCCore(Learner):
         free(self.krow)
         self.krow = NULL
 
-    def _omkc_setup(self, kernels, int loss_kind, double beta, double lam,
-                    bint r_signs=False, bint by_rounds=False):
-        self.r_signs = r_signs
-        self.by_rounds = by_rounds
+    def _setup(self):
+        """The kernels (the declared list ``self.kernels``), their weights and counters;
+        ``loss_kind``, ``beta``, ``lam`` and ``r_signs`` are the declared values,
+        ``by_rounds`` the allocation rule the learner's ``_configure`` resolved."""
+        kernels = self.kernels
         self.K = len(kernels)
-        self.loss_kind = loss_kind
-        self.lam = lam
         free(self.kps)
         self.kps = NULL
         self.kps = kernel_params_array(kernels)
@@ -89,10 +88,9 @@ cdef class OMKCCore(Learner):
         self.z = np.zeros(self.K)
         self.n_updates = np.zeros(self.K, dtype=np.int64)
         self.n = np.zeros(self.K, dtype=np.intc)
-        self.beta = beta
         self.Lw = np.ones(self.K)
         # beta^z = exp(-eta z) with eta = ln(1/beta)
-        self.hedge = HedgeCore(self.K, -np.log(beta))
+        self.hedge = HedgeCore(self.K, -np.log(self.beta))
 
     def _omkc_allocate(self, int B, int per_kernel):
         """Allocate the ``K`` buffers once ``d`` and the budget are known."""

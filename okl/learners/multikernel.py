@@ -8,24 +8,22 @@ from __future__ import annotations
 import numpy as np
 
 from okl._learner import read_fields
-from okl._validation import LOSS_CODES, check_choice, check_real, check_seed
-from okl.kernels import Gaussian, check_kernels
+from okl._validation import LOSS_CODES
+from okl.kernels import Gaussian
 from okl.learners._multikernel import OMKCCore
 from okl.learners.base import ExampleBudgeted, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget,
-                                  example_budget, memory_per_example, memory_used,
+from okl.learners.budgets import (MemoryBudget, TimeBudget, example_budget,
+                                  example_budget_param, memory_budget_param,
+                                  memory_per_example, memory_used, time_budget_param,
                                   time_per_example, time_used)
+from okl.params import Choice, KernelsParam, Real, Seed
 from okl.registry import register_learner
 
 __all__ = ["OMKC"]
 
 _LOSSES = {name: LOSS_CODES[name] for name in ("hinge", "absolute")}
 _ALLOCATIONS = {"pooled": None, "static": None, "rounds": None}
-_VARIANTS = {"okl": None, "r": None}
-
-
-def _check_kernels(kernels):
-    return check_kernels(kernels)
+_VARIANTS = {"okl": False, "r": True}       # the core's r_signs
 
 
 @register_learner(
@@ -121,23 +119,28 @@ class OMKC(ExampleBudgeted, OnlineLearner, OMKCCore):
     ever held), ``max_memory`` / ``max_time`` in quanta, ``B``.
     """
 
-    def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
-                 time_budget=None, beta=0.8, lam=0.1, allocation=None, variant="okl",
-                 seed=None):
-        self.kernels = _check_kernels(kernels)
-        self.loss = check_choice(loss, "loss", _LOSSES)
-        self._init_budget(B, memory_budget, time_budget)
-        self.beta = check_real(beta, "beta", low=0, high=1, low_open=True, high_open=True)
-        self.lam = check_real(lam, "lam", low=0, low_open=True)
-        self.allocation = (None if allocation is None
-                           else check_choice(allocation, "allocation", _ALLOCATIONS))
-        self.variant = check_choice(variant, "variant", _VARIANTS)
-        self.seed = check_seed(seed)
-        self._core_setup(None, self.seed, self.loss == "hinge")
-        self._omkc_setup(self.kernels, _LOSSES[self.loss], self.beta, self.lam,
-                         self.variant == "r", self._allocation_rule == "rounds")
+    kernels = KernelsParam()
+    loss = Choice("hinge", _LOSSES, core="loss_kind")
+    B = example_budget_param()
+    memory_budget = memory_budget_param()
+    time_budget = time_budget_param()
+    beta = Real(0.8, low=0, high=1, low_open=True, high_open=True)
+    lam = Real(0.1, low=0, low_open=True)
+    allocation = Choice(None, _ALLOCATIONS, none="'pooled' ('rounds' with variant='r')")
+    variant = Choice("okl", _VARIANTS, core="r_signs")
+    seed = Seed()
+
+    def _check_params(self):
+        self._check_budget()
         if isinstance(self._budget_spec, int):
             self._per_kernel(self._budget_spec)
+
+    def _classifies(self):
+        return self.loss == "hinge"
+
+    def _configure(self):
+        self.by_rounds = self._allocation_rule == "rounds"
+        super()._configure()
 
     @property
     def K(self) -> int:
