@@ -111,21 +111,29 @@ cdef class MulticlassCore(Learner):
     cdef void class_scores(self, const Row* x) noexcept nogil:
         """``s[c] = f_c(x)`` for every class (the kernel row left in ``sv.krow``), and
         ``yhat``."""
-        cdef int i, j, c, b, K = self.K, m = self.m, n
+        cdef int i, j, c, b, K = self.K, m = self.m, n, nz
         cdef double ki
         cdef double* s = self.s
-        cdef int* cls = self.cls
-        cdef double* val = self.val
+        cdef const int* cls = self.cls
+        cdef const double* val = self.val
+        cdef const int* nnz = self.nnz
+        cdef const double* krow
         for c in range(K):
             s[c] = 0.0
         n = 0 if self.sv is None else self.sv.n
         if n > 0:
             self.sv.fill_krow(x)
+            krow = self.sv.krow
             for i in range(n):
-                ki = self.sv.krow[i]
+                ki = krow[i]
                 b = i * m
-                for j in range(self.nnz[i]):
-                    s[cls[b + j]] += val[b + j] * ki
+                nz = nnz[i]
+                if nz == 2:                    # a Crammer-Singer row: y_i and its rival
+                    s[cls[b]] += val[b] * ki
+                    s[cls[b + 1]] += val[b + 1] * ki
+                else:
+                    for j in range(nz):
+                        s[cls[b + j]] += val[b + j] * ki
         self.yhat = self.best(-1)
 
     cdef int best(self, int exclude) noexcept nogil:
