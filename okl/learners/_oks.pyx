@@ -19,7 +19,7 @@ from cpython.pycapsule cimport PyCapsule_GetPointer
 from numpy.random cimport bitgen_t
 
 from okl._core cimport Learner, Row
-from okl._losses cimport loss_value
+from okl._losses cimport LOSS_HINGE, loss_value
 from okl.learners._ksets cimport KernelSets
 from okl.learners._sign cimport sgn
 
@@ -40,11 +40,12 @@ cdef class OKSCore(Learner):
     """Typed state of OKS / BOKS: the K sets, the weights and the counters."""
     cdef public KernelSets sets     # the K support sets (None before the first example)
     cdef int K
-    cdef int task
-    cdef int rule
-    cdef int loss_kind
-    cdef bint importance_weighted   # coefficient lambda l' / q_{t,I_t} (True) or lambda l'
-    cdef double delta               # smoothing of q_t
+    cdef int task                   # TASK_CLASSIFY for the hinge loss, else TASK_REGRESS
+    # the learner's parameters (okl.params): update, loss, importance_weighted, delta
+    cdef public int rule
+    cdef public int loss_kind
+    cdef public bint importance_weighted    # coefficient lambda l' / q_{t,I_t} or lambda l'
+    cdef public double delta        # smoothing of q_t
     cdef public double rate         # eta, the learning rate of the exponential weights
     cdef public double step         # the step size lambda
     cdef public long long budget    # B, pooled (entries over all K sets); < 0: none
@@ -81,8 +82,11 @@ cdef class OKSCore(Learner):
 
     # -- configuration --------------------------------------------------------------
 
-    def _oks_setup(self, int K, int task, int rule, int loss_kind, double delta,
-                   bint importance_weighted):
+    def _setup(self):
+        """The weights and counters of the ``K`` kernels (the declared list
+        ``self.kernels``); ``rule``, ``loss_kind``, ``importance_weighted`` and ``delta``
+        are the declared values."""
+        cdef int K = len(self.kernels)
         self.Lcum = np.zeros(K)
         self.q = np.full(K, 1.0 / K)
         self.w = np.ones(K)
@@ -90,11 +94,7 @@ cdef class OKSCore(Learner):
         self.n_selected = np.zeros(K, dtype=np.int64)
         self.n_updates = np.zeros(K, dtype=np.int64)
         self.K = K
-        self.task = task
-        self.rule = rule
-        self.loss_kind = loss_kind
-        self.delta = delta
-        self.importance_weighted = importance_weighted
+        self.task = TASK_CLASSIFY if self.loss_kind == LOSS_HINGE else TASK_REGRESS
         self.shift = 0.0
         self.q_from_w = False        # q_1 = 1/K exactly, not the formula's rounding
         self.I_next = 0

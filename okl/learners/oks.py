@@ -9,13 +9,15 @@ import math
 import numpy as np
 
 from okl._learner import read_fields
-from okl._validation import LOSS_CODES, check_choice, check_real, check_seed, check_int
-from okl.kernels import Gaussian, Laplacian, check_kernels
+from okl._validation import LOSS_CODES
+from okl.kernels import Gaussian, Laplacian
 from okl.learners._oks import OKSCore
 from okl.learners.base import ExampleBudgeted, HorizonLearner, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
-                                  example_budget, memory_per_example, memory_used,
+from okl.learners.budgets import (MemoryBudget, TimeBudget, example_budget,
+                                  example_budget_param, memory_budget_param,
+                                  memory_per_example, memory_used, time_budget_param,
                                   time_per_example, time_used)
+from okl.params import Choice, Flag, Int, KernelsParam, Real, Seed
 from okl.registry import register_learner
 
 __all__ = ["OKS", "BOKS"]
@@ -125,30 +127,18 @@ class OKS(ExampleBudgeted, HorizonLearner, OnlineLearner, OKSCore):
 
     _horizon_depends = "eta and lambda"
 
-    def __init__(self, kernels=None, *, loss="hinge", delta=0.02, T=None, eta=None, lam=None,
-                 update="mistake", importance_weighted=True, seed=None):
-        self._init_common(kernels, loss, delta, T, eta, lam, update, importance_weighted,
-                          seed)
-        self._budget_spec = None
+    kernels = KernelsParam()
+    loss = Choice("hinge", _LOSSES, core="loss_kind")
+    delta = Real(0.02, low=0, high=1)
+    T = Int(None, low=1, role="horizon", none="the length of the first run's stream")
+    eta = Real(None, low=0, none="sqrt(2 (1 - delta) ln K / (K T))")
+    lam = Real(None, low=0, low_open=True, none="5 / sqrt(T)")
+    update = Choice("mistake", _UPDATES, core="rule")
+    importance_weighted = Flag(True)
+    seed = Seed()
 
-    def _init_common(self, kernels, loss, delta, T, eta, lam, update, importance_weighted,
-                     seed):
-        self.kernels = check_kernels(kernels)
-        self.loss = check_choice(loss, "loss", _LOSSES)
-        self.delta = check_real(delta, "delta", low=0, high=1)
-        self.T = None if T is None else check_int(T, "T", low=1)
-        self.eta = None if eta is None else check_real(eta, "eta", low=0)
-        self.lam = None if lam is None else check_real(lam, "lam", low=0, low_open=True)
-        self.update = check_choice(update, "update", _UPDATES)
-        if not isinstance(importance_weighted, (bool, np.bool_)):
-            raise ValueError(f"importance_weighted must be True or False, got "
-                             f"{importance_weighted!r}")
-        self.importance_weighted = bool(importance_weighted)
-        self.seed = check_seed(seed)
-        self._core_setup(None, self.seed, self.loss == "hinge")
-        self._oks_setup(len(self.kernels), 0 if self.loss == "hinge" else 1,
-                        _UPDATES[self.update], _LOSSES[self.loss], self.delta,
-                        self.importance_weighted)
+    def _classifies(self):
+        return self.loss == "hinge"
 
     # -- budget and horizon ----------------------------------------------------------
 
@@ -269,13 +259,11 @@ class BOKS(OKS):
     when given); ``n_blocked`` counts the updates the full budget refused.
     """
 
-    def __init__(self, kernels=None, *, loss="hinge", B=None, memory_budget=None,
-                 time_budget=None, delta=0.02, T=None, eta=None, lam=None, update="mistake",
-                 importance_weighted=True, seed=None):
-        spec = check_budget_choice(B, memory_budget, time_budget)
-        self._init_common(kernels, loss, delta, T, eta, lam, update, importance_weighted,
-                          seed)
-        self._budget_spec = spec
-        self.B = B
-        self.memory_budget = memory_budget
-        self.time_budget = time_budget
+    B = example_budget_param()
+    memory_budget = memory_budget_param()
+    time_budget = time_budget_param()
+    _param_order = ("kernels", "loss", "B", "memory_budget", "time_budget", "delta", "T",
+                    "eta", "lam", "update", "importance_weighted", "seed")
+
+    def _check_params(self):
+        self._check_budget()
