@@ -26,6 +26,7 @@ from scipy.linalg.cython_blas cimport ddot
 import numpy as np
 
 from okl._learner import Field, fields
+from okl.kernels import Gaussian
 
 cdef int INC1 = 1
 
@@ -48,7 +49,12 @@ cdef class ISKACore(Learner):
     cdef int K
     cdef int cap                # B // 2 examples per class
     cdef public int budget      # B (0 until the first example)
-    cdef int q                  # window of the median
+    # the learner's parameters (okl.params)
+    cdef public int q               # window of the median
+    cdef public double lam          # regularization: w decays by 1 - eta_t lam
+    cdef public double mu           # coherence threshold of a replacement
+    cdef public int step_rule       # step: STEP_CONSTANT or STEP_DECAYING
+    cdef public double init_sigma   # width of the initial kernel
     cdef public int cur         # selected kernel (-1: the initial kernel)
     cdef double g0              # gamma of the initial kernel
     cdef double[::1] gam        # gamma_i = 1 / (2 sigma_i^2)
@@ -68,9 +74,6 @@ cdef class ISKACore(Learner):
     cdef double* r_oth
     cdef double* tmp
     cdef public double eta0     # constant step (STEP_CONSTANT)
-    cdef double lam             # regularization: w decays by 1 - eta_t lam
-    cdef double mu              # coherence threshold of a replacement
-    cdef int step_rule
     cdef public long long T_    # the horizon eta0 was set for (0: not yet)
     cdef public long long n_added, n_replaced, n_draws, n_sampled, n_blocked, n_switches
     cdef public long long n_ska     # C updates (rounds that changed a buffer, both non-empty)
@@ -104,10 +107,12 @@ cdef class ISKACore(Learner):
 
     # -- configuration --------------------------------------------------------------
 
-    def _iska_setup(self, kernels, double init_gamma, int q, double lam, double mu,
-                    int step_rule):
-        cdef int K = len(kernels)
-        self.gam = np.array([k.kernel_params()[1] for k in kernels], dtype=np.float64)
+    def _setup(self):
+        """The block sums and the median window of the ``K`` kernels (the declared list
+        ``self.kernels``); ``q``, ``lam``, ``mu``, ``step_rule`` and ``init_sigma`` are
+        the declared values."""
+        cdef int K = len(self.kernels), q = self.q
+        self.gam = np.array([k.kernel_params()[1] for k in self.kernels], dtype=np.float64)
         self.bp = np.zeros(K)
         self.bn = np.zeros(K)
         self.gm = np.zeros(K)
@@ -116,14 +121,10 @@ cdef class ISKACore(Learner):
         self.col = np.empty(q)
         self.n_selected = np.zeros(K + 1, dtype=np.int64)
         self.K = K
-        self.g0 = init_gamma
+        self.g0 = Gaussian(self.init_sigma).kernel_params()[1]
         self.cur = -1
         self.budget = 0
         self.cap = 0
-        self.q = q
-        self.lam = lam
-        self.mu = mu
-        self.step_rule = step_rule
         self.signal = 1
         self.locate = 1
         self.n_added = self.n_replaced = self.n_draws = self.n_sampled = 0

@@ -9,13 +9,14 @@ import math
 import numpy as np
 
 from okl._learner import read_fields
-from okl._validation import check_choice, check_int, check_real, check_seed
-from okl.kernels import Gaussian, check_kernels
+from okl.kernels import Gaussian
 from okl.learners._iska import ISKACore
 from okl.learners.base import ExampleBudgeted, HorizonLearner, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget,
-                                  example_budget, memory_per_example, memory_used,
+from okl.learners.budgets import (MemoryBudget, TimeBudget, example_budget,
+                                  example_budget_param, memory_budget_param,
+                                  memory_per_example, memory_used, time_budget_param,
                                   time_per_example, time_used)
+from okl.params import Choice, Int, KernelsParam, Real, Seed
 from okl.registry import register_learner
 
 __all__ = ["ISKA"]
@@ -147,26 +148,24 @@ class ISKA(ExampleBudgeted, HorizonLearner, OnlineLearner, ISKACore):
 
     _horizon_depends = "eta"
 
-    def __init__(self, kernels=None, *, B=None, memory_budget=None, time_budget=None, T=None,
-                 eta=None, lam=1e-4, mu=0.5, q=3, step="constant", init_sigma=INIT_SIGMA,
-                 seed=None):
-        self.kernels = check_kernels(kernels, gaussian=True,
-                                     why=" (ISKA's block sums share one row of squared "
-                                         "distances across the kernels)")
-        self._init_budget(B, memory_budget, time_budget)
+    kernels = KernelsParam(gaussian=True, why=" (ISKA's block sums share one row of squared "
+                                               "distances across the kernels)")
+    B = example_budget_param()
+    memory_budget = memory_budget_param()
+    time_budget = time_budget_param()
+    T = Int(None, low=1, role="horizon", none="the length of the first run's stream")
+    eta = Real(None, low=0, low_open=True, none="5 / sqrt(T)")
+    lam = Real(1e-4, low=0, low_open=True)
+    mu = Real(0.5)
+    q = Int(3, low=1)
+    step = Choice("constant", _STEPS, core="step_rule")
+    init_sigma = Real(INIT_SIGMA, low=0, low_open=True)
+    seed = Seed()
+
+    def _check_params(self):
+        self._check_budget()
         if isinstance(self._budget_spec, int) and self._budget_spec < 2:
-            raise ValueError(f"B must be >= 2 (B // 2 examples per class), got {B!r}")
-        self.T = None if T is None else check_int(T, "T", low=1)
-        self.eta = None if eta is None else check_real(eta, "eta", low=0, low_open=True)
-        self.lam = check_real(lam, "lam", low=0, low_open=True)
-        self.mu = check_real(mu, "mu")
-        self.q = check_int(q, "q", low=1)
-        self.step = check_choice(step, "step", _STEPS)
-        self.init_sigma = check_real(init_sigma, "init_sigma", low=0, low_open=True)
-        self.seed = check_seed(seed)
-        self._core_setup(None, self.seed, True)
-        self._iska_setup(self.kernels, Gaussian(self.init_sigma).kernel_params()[1], self.q,
-                         self.lam, self.mu, _STEPS[self.step])
+            raise ValueError(f"B must be >= 2 (B // 2 examples per class), got {self.B!r}")
 
     @property
     def K(self) -> int:
