@@ -61,7 +61,9 @@ cdef class _CombinedRegressors(Learner):
     _tail_fields = fields(Field("p", dtype=np.float64), Field("fvals", dtype=np.float64),
                          "allocated")
 
-    def _comb_setup(self, int K):
+    def _setup(self):
+        """The weights of the ``K`` kernels (the declared list ``self.kernels``)."""
+        cdef int K = len(self.kernels)
         self.K = K
         self.p = np.full(K, 1.0 / K)
         self.fvals = np.zeros(K)
@@ -119,8 +121,8 @@ cdef class BOMKRCore(_CombinedRegressors):
     """``K`` NORMA regressors on separate support sets (FIFO replacement once full)."""
     cdef public KernelSets sets         # the K support sets
     cdef public int per_kernel
-    cdef double nu
-    cdef double eps0
+    cdef public double nu               # the learner's parameters (okl.params)
+    cdef public double epsilon          # epsilon_1
     cdef readonly double[::1] eps       # epsilon_{t,i}
     cdef readonly int[::1] flag         # next slot to overwrite once set i is full
     cdef readonly long long[::1] n_updates    # rounds with |f_i - y| > eps_i
@@ -132,14 +134,16 @@ cdef class BOMKRCore(_CombinedRegressors):
         "per_kernel") + _CombinedRegressors._tail_fields + fields(
         Field("flag", dtype=np.int64), "sets")
 
-    def _bomkr_setup(self, int K, double nu, double eps0):
-        self._comb_setup(K)
-        self.eps = np.full(K, eps0)
+    def _setup(self):
+        """The weights, ``epsilon_{1,i}`` and the counters of the ``K`` kernels; ``nu`` and
+        ``epsilon`` are the declared values."""
+        cdef int K
+        _CombinedRegressors._setup(self)
+        K = self.K
+        self.eps = np.full(K, self.epsilon)
         self.flag = np.zeros(K, dtype=np.intc)
         self.n_updates = np.zeros(K, dtype=np.int64)
         self.n_replaced = np.zeros(K, dtype=np.int64)
-        self.nu = nu
-        self.eps0 = eps0
 
     def _bomkr_allocate(self, kernels, int per_kernel):
         self.per_kernel = per_kernel
@@ -211,12 +215,14 @@ cdef class BOMKRVCore(_CombinedRegressors):
         free(self.krow)
         free(self.kps)
 
-    def _bomkrv_setup(self, kernels):
-        cdef int i, K = len(kernels)
-        self._comb_setup(K)
+    def _setup(self):
+        """The weights and the kernels' widths (``self.kernels``, Gaussian)."""
+        cdef int i, K
+        _CombinedRegressors._setup(self)
+        K = self.K
         free(self.kps)
         self.kps = NULL
-        self.kps = kernel_params_array(kernels)
+        self.kps = kernel_params_array(self.kernels)
         free(self.neg_gamma)
         self.neg_gamma = <double*> malloc(K * sizeof(double))
         if self.neg_gamma == NULL:

@@ -692,14 +692,6 @@ class ExampleBudgeted:
         otherwise), kept as the checked ``_budget_spec``."""
         self._budget_spec = check_budget_choice(self.B, self.memory_budget, self.time_budget)
 
-    def _init_budget(self, B, memory_budget, time_budget) -> None:
-        """Check the three budget parameters (exactly one given; ``ValueError`` naming it
-        otherwise) and keep them, with the checked ``_budget_spec``."""
-        self._budget_spec = check_budget_choice(B, memory_budget, time_budget)
-        self.B = B
-        self.memory_budget = memory_budget
-        self.time_budget = time_budget
-
     def _check_first(self, d: int) -> None:
         """A first example of width ``d``: ``ValueError`` if the budget buys too little."""
         self._example_budget(d)

@@ -9,13 +9,14 @@ import math
 import numpy as np
 
 from okl._learner import read_fields
-from okl._validation import check_int, check_real, check_seed
-from okl.kernels import Gaussian, Laplacian, check_kernels
+from okl.kernels import Gaussian, Laplacian
 from okl.learners._bomkr import BOMKRCore, BOMKRVCore
 from okl.learners.base import ExampleBudgeted, HorizonLearner, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget,
-                                  example_budget, memory_per_example, memory_used,
+from okl.learners.budgets import (MemoryBudget, TimeBudget, example_budget,
+                                  example_budget_param, memory_budget_param,
+                                  memory_per_example, memory_used, time_budget_param,
                                   time_per_example, time_used)
+from okl.params import Int, KernelsParam, Real, Seed
 from okl.registry import register_learner
 
 __all__ = ["BOMKR", "BOMKRV"]
@@ -25,6 +26,26 @@ class _Regressors(ExampleBudgeted, HorizonLearner):
     """What BOMKR and BOMKR-V share: the horizon, the step sizes and the weights."""
 
     _horizon_depends = "eta and beta"
+
+    kernels = KernelsParam()
+    B = example_budget_param()
+    memory_budget = memory_budget_param()
+    time_budget = time_budget_param()
+    T = Int(None, low=1, role="horizon", none="the length of the first run's stream")
+    eta = Real(None, low=0, low_open=True, none="5 / sqrt(T)")
+    lam = Real(0.1, low=0)
+    beta = Real(None, low=0, high=1, low_open=True, high_open=True,
+                none="sqrt(T) / (sqrt(T) + sqrt(K))")
+    seed = Seed()
+
+    def _check_params(self):
+        self._check_budget()
+        if self.eta is not None and self.eta * self.lam >= 1.0:
+            raise ValueError(f"eta * lam must be < 1 (the coefficients decay by 1 - eta lam), "
+                             f"got eta = {self.eta!r}, lam = {self.lam!r}")
+
+    def _classifies(self):
+        return False
 
     @property
     def K(self) -> int:
@@ -39,20 +60,6 @@ class _Regressors(ExampleBudgeted, HorizonLearner):
 
     def _check_first(self, d):
         self._capacity(d)
-
-    def _common_params(self, kernels, B, memory_budget, time_budget, T, eta, lam, beta, seed,
-                       gaussian=False, why=""):
-        self.kernels = check_kernels(kernels, gaussian=gaussian, why=why)
-        self._init_budget(B, memory_budget, time_budget)
-        self.T = None if T is None else check_int(T, "T", low=1)
-        self.eta = None if eta is None else check_real(eta, "eta", low=0, low_open=True)
-        self.lam = check_real(lam, "lam", low=0)
-        if self.eta is not None and self.eta * self.lam >= 1.0:
-            raise ValueError(f"eta * lam must be < 1 (the coefficients decay by 1 - eta lam), "
-                             f"got eta = {self.eta!r}, lam = {self.lam!r}")
-        self.beta = None if beta is None else check_real(beta, "beta", low=0, high=1,
-                                                         low_open=True, high_open=True)
-        self.seed = check_seed(seed)
 
     def _budget_extras(self, max_size, per_example_mem, fixed_mem, per_example_time,
                        fixed_time):
@@ -153,13 +160,10 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
     / ``max_time`` in quanta, ``B`` (``K per_kernel``), ``T``, ``eta``, ``lam``, ``beta``.
     """
 
-    def __init__(self, kernels=None, *, B=None, memory_budget=None, time_budget=None, T=None,
-                 eta=None, lam=0.1, nu=0.5, epsilon=0.001, beta=None, seed=None):
-        self._common_params(kernels, B, memory_budget, time_budget, T, eta, lam, beta, seed)
-        self.nu = check_real(nu, "nu", low=0, high=1, low_open=True)
-        self.epsilon = check_real(epsilon, "epsilon")
-        self._core_setup(None, self.seed, False)
-        self._bomkr_setup(self.K, self.nu, self.epsilon)
+    nu = Real(0.5, low=0, high=1, low_open=True)
+    epsilon = Real(0.001)
+    _param_order = ("kernels", "B", "memory_budget", "time_budget", "T", "eta", "lam", "nu",
+                    "epsilon", "beta", "seed")
 
     def _capacity(self, d):
         """``per_kernel`` for inputs of dimension ``d`` (ValueError when below one)."""
@@ -277,14 +281,12 @@ class BOMKRV(_Regressors, OnlineLearner, BOMKRVCore):
     ``support_set.vectors`` the shared vectors (its own coefficients are unused zeros).
     """
 
-    def __init__(self, kernels=None, *, B=None, memory_budget=None, time_budget=None, T=None,
-                 eta=None, lam=0.1, beta=None, seed=None):
-        self._common_params(kernels, B, memory_budget, time_budget, T, eta, lam, beta, seed,
-                            gaussian=True,
-                            why=" (BOMKR-V shares one row of squared distances across the "
-                                "kernels)")
-        self._core_setup(self.kernels[0], self.seed, False)
-        self._bomkrv_setup(self.kernels)
+    kernels = KernelsParam(gaussian=True, why=" (BOMKR-V shares one row of squared "
+                                               "distances across the kernels)")
+
+    def _configure(self):
+        self._core_setup(self.kernels[0], self.seed, self._classifies())
+        self._setup()
 
     def _capacity(self, d):
         return example_budget(self._budget_spec, memory_per_example=memory_per_example(d, self.K),
