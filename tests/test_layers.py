@@ -15,6 +15,7 @@ LAYERS = [
     ("okl._core", "okl._validation", "okl._stream", "okl._kernels", "okl._support",
      "okl._gram", "okl._learner", "okl._dictrow", "okl._cyutility"),
     ("okl.kernels", "okl.trace"),
+    ("okl.params",),
     ("okl.datasets",),
     ("okl.learners",),
     ("okl.testing", "okl.sklearn", "okl.river", "okl._wrapper", "okl.streaming",
