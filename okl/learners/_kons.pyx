@@ -73,7 +73,7 @@ cdef class SketchedKONSCore(Learner):
       ``A~^{-1} phi(x) = (phi(x) - Phi_S S M^{-1} S k_S(x)) / alpha`` (Woodbury) and
       ``phi(x)^T A~^{-1} phi(x) = r(x) / alpha`` with ``r`` the weighted ridge residual.
     """
-    cdef double alpha, C, eta, beta, gamma
+    cdef public double alpha, C, eta, beta, gamma    # the learner's parameters (okl.params)
     cdef public bint allocated
     cdef public SupportSet hist
     cdef public RidgeLeverage rl
@@ -99,12 +99,7 @@ cdef class SketchedKONSCore(Learner):
         free(self.kS)
         free(self.v)
 
-    def _sketched_setup(self, double alpha, double C, double eta, double beta, double gamma):
-        self.alpha = alpha
-        self.C = C
-        self.eta = eta
-        self.beta = beta
-        self.gamma = gamma
+    def _setup(self):
         self.n_sampled = 0
         self.n_zero = 0
         self.n_proj = 0
@@ -274,8 +269,8 @@ cdef class ProsNKONSCore(Learner):
     * ``wv``: the projected point ``w_t``; ``un``: the pending Newton point ``u_{t+1}``;
     * ``u_next``: the uniform draw that decides round ``t + 1``'s KORS Bernoulli.
     """
-    cdef double alpha, C, eta, mu, beta, eps
-    cdef bint code                 # the code of Jezequel et al. (see okl.learners.kons)
+    cdef public double alpha, C, eta, mu, beta, eps  # the learner's parameters (okl.params)
+    cdef public bint code          # the code of Jezequel et al. (variant="jgr2019")
     cdef public bint allocated
     cdef public KORS kors
     cdef public GramCholesky emb
@@ -313,15 +308,7 @@ cdef class ProsNKONSCore(Learner):
         free(self.phi)
         free(self.aphi)
 
-    def _pnk_setup(self, double alpha, double C, double eta, double mu, double beta,
-                   double eps, bint code):
-        self.alpha = alpha
-        self.C = C
-        self.eta = eta
-        self.mu = mu
-        self.beta = beta
-        self.eps = eps
-        self.code = code
+    def _setup(self):
         self.n_added = 0
         self.n_rejected = 0
         self.n_proj = 0

@@ -26,16 +26,17 @@ from __future__ import annotations
 import numpy as np
 
 from okl._learner import Field, fields
-from okl._validation import check_choice, check_real, check_seed
-from okl.kernels import Gaussian, Laplacian, check_kernel
+from okl._validation import check_real
+from okl.kernels import Gaussian, Laplacian
 from okl.learners._kons import DEPENDENCE_TOL, ProsNKONSCore, SketchedKONSCore
 from okl.learners.base import KORSDictionaryView, OnlineLearner
+from okl.params import Choice, KernelParam, Real, Seed
 from okl.registry import register_learner
 
 __all__ = ["SketchedKONS", "ProsNKONS", "DEPENDENCE_TOL", "square_loss_eta"]
 
 _TASKS = {"regression": False, "classification": True}
-_VARIANTS = {"paper": False, "jgr2019": True}
+_VARIANTS = {"paper": False, "jgr2019": True}     # value: the core's ``code`` flag
 
 
 def square_loss_eta(C=1.0, Y=1.0) -> float:
@@ -54,12 +55,16 @@ def square_loss_eta(C=1.0, Y=1.0) -> float:
     return 1.0 / (2.0 * (C + Y) ** 2)
 
 
-def _check_kons(alpha, C, eta, task):
-    alpha = check_real(alpha, "alpha", low=0, low_open=True)
-    C = check_real(C, "C", low=0, low_open=True, allow_inf=True)
-    eta = check_real(eta, "eta", low=0, low_open=True)
-    task = check_choice(task, "task", _TASKS)
-    return alpha, C, eta, task
+class _KONS:
+    """The leading parameters both KONS learners share (``okl.params``)."""
+
+    kernel = KernelParam()
+    alpha = Real(1.0, low=0, low_open=True)
+    C = Real(1.0, low=0, low_open=True, allow_inf=True)
+    eta = Real(1.0 / 16, low=0, low_open=True)
+
+    def _classifies(self):
+        return _TASKS[self.task]
 
 
 @register_learner(
@@ -67,7 +72,7 @@ def _check_kons(alpha, C, eta, task):
     examples=[dict(kernel=Gaussian(1.0), gamma=0.2, seed=5),
               dict(kernel=Laplacian(2.0), gamma=0.5, task="classification", seed=6)],
     bounds="okl.experiments.bounds.awv:kons")
-class SketchedKONS(OnlineLearner, SketchedKONSCore):
+class SketchedKONS(_KONS, OnlineLearner, SketchedKONSCore):
     r"""Sketched-KONS (Calandriello, Lazaric & Valko, ICML 2017): the kernel online Newton
     step whose Newton matrix keeps only a sample of the gradients, each drawn with a
     probability of at least ``gamma``.
@@ -156,17 +161,12 @@ class SketchedKONS(OnlineLearner, SketchedKONSCore):
     ``"stored_inputs"`` (every input is kept).  All accumulated over the learner's life.
     """
 
-    _blas_in_round_loop = True
+    beta = Real(1.0, low=0, low_open=True)
+    gamma = Real(0.1, low=0, high=1, low_open=True)
+    task = Choice("regression", _TASKS)
+    seed = Seed()
 
-    def __init__(self, kernel=None, *, alpha=1.0, C=1.0, eta=1.0 / 16, beta=1.0, gamma=0.1,
-                 task="regression", seed=None):
-        self.kernel = check_kernel(kernel)
-        self.alpha, self.C, self.eta, self.task = _check_kons(alpha, C, eta, task)
-        self.beta = check_real(beta, "beta", low=0, low_open=True)
-        self.gamma = check_real(gamma, "gamma", low=0, high=1, low_open=True)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, _TASKS[self.task])
-        self._sketched_setup(self.alpha, self.C, self.eta, self.beta, self.gamma)
+    _blas_in_round_loop = True
 
     def _allocation(self):
         return 64, True
@@ -201,7 +201,7 @@ class SketchedKONS(OnlineLearner, SketchedKONSCore):
               dict(kernel=Gaussian(3.0), mu=3.0, variant="jgr2019", task="classification",
                    seed=8)],
     bounds="okl.experiments.bounds.awv:kons")
-class ProsNKONS(KORSDictionaryView, OnlineLearner, ProsNKONSCore):
+class ProsNKONS(KORSDictionaryView, _KONS, OnlineLearner, ProsNKONSCore):
     r"""Pros-N-KONS (Calandriello, Lazaric & Valko, NeurIPS 2017): KONS on the Nyström
     embedding of a KORS dictionary, restarted whenever KORS adds a point.
 
@@ -284,20 +284,14 @@ class ProsNKONS(KORSDictionaryView, OnlineLearner, ProsNKONSCore):
     learner's life.
     """
 
-    _blas_in_round_loop = True
+    mu = Real(1.0, low=0, low_open=True)
+    beta = Real(1.0, low=0, low_open=True, allow_inf=True)
+    eps = Real(0.5, low=0, high=1, low_open=True, high_open=True)
+    variant = Choice("paper", _VARIANTS, core="code")
+    task = Choice("regression", _TASKS)
+    seed = Seed()
 
-    def __init__(self, kernel=None, *, alpha=1.0, C=1.0, eta=1.0 / 16, mu=1.0, beta=1.0,
-                 eps=0.5, variant="paper", task="regression", seed=None):
-        self.kernel = check_kernel(kernel)
-        self.alpha, self.C, self.eta, self.task = _check_kons(alpha, C, eta, task)
-        self.mu = check_real(mu, "mu", low=0, low_open=True)
-        self.beta = check_real(beta, "beta", low=0, low_open=True, allow_inf=True)
-        self.eps = check_real(eps, "eps", low=0, high=1, low_open=True, high_open=True)
-        self.variant = check_choice(variant, "variant", _VARIANTS)
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, _TASKS[self.task])
-        self._pnk_setup(self.alpha, self.C, self.eta, self.mu, self.beta, self.eps,
-                        _VARIANTS[self.variant])
+    _blas_in_round_loop = True
 
     def _allocation(self):
         return 64, True
