@@ -74,10 +74,11 @@ cdef class FOGDCore(Learner):
     ``z`` keeps the features of the last scored example, which ``update`` uses
     (the driver scores, then updates, the same row).
     """
-    cdef int loss_kind
-    cdef double eta
-    cdef int exact
-    cdef int D, n_feat
+    cdef public int loss_kind      # the learner's parameters (okl.params)
+    cdef public double eta
+    cdef public int exact          # sincos="libm"
+    cdef public int D
+    cdef int n_feat                # 2 D
     cdef double* U
     cdef double* w
     cdef double* ux
@@ -102,13 +103,9 @@ cdef class FOGDCore(Learner):
         self.ux = NULL
         self.z = NULL
 
-    def _fogd_setup(self, int loss_kind, double eta, int D, bint exact=False):
+    def _setup(self):
         self._free()
-        self.loss_kind = loss_kind
-        self.eta = eta
-        self.exact = exact
-        self.D = D
-        self.n_feat = 2 * D
+        self.n_feat = 2 * self.D
         self.n_updates = 0
 
     def _fogd_allocate(self, U, w=None):
@@ -240,13 +237,14 @@ cdef class NOGDCore(Learner):
     The choice depends on the rounds only, so runs are deterministic and a pickled
     learner resumes identically; the two forms agree to round-off.
     """
-    cdef int loss_kind
-    cdef double eta
-    cdef int B, k
+    cdef public int loss_kind       # the learner's parameters (okl.params)
+    cdef public double eta
+    cdef public int B
+    cdef int k              # the rank in use (the learner's k_)
     cdef public int r
     cdef public bint switched
     cdef bint use_P, lazy
-    cdef bint add_every     # stage 1 adds every example (NOGD.R), not only loss rounds
+    cdef public bint add_every  # stage 1 adds every example (NOGD.R), not only loss rounds
     cdef public long long switch_round
     cdef int win_rounds, win_updates
     cdef double* M
@@ -274,16 +272,13 @@ cdef class NOGDCore(Learner):
         self.z = NULL
         self.evals = NULL
 
-    def _nogd_setup(self, int loss_kind, double eta, int B, int k, bint add_every=False):
+    def _setup(self):
         """``add_every``: stage 1 adds every example with ``alpha_t = eta y_t`` (the
-        POMDR/Ahpatron authors' ``NOGD.R``; the caller allows it for the hinge loss only),
-        else only rounds with a non-zero loss gradient (``NysGD.m``)."""
+        POMDR/Ahpatron authors' ``NOGD.R``; the learner allows it for the hinge loss only),
+        else only rounds with a non-zero loss gradient (``NysGD.m``).  The rank is the
+        learner's ``k_`` (``k``, or its default from ``B``)."""
         self._free()
-        self.add_every = add_every
-        self.loss_kind = loss_kind
-        self.eta = eta
-        self.B = B
-        self.k = k
+        self.k = self.k_
         self.r = 0
         self.switched = False
         self.use_P = False

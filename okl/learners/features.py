@@ -23,15 +23,14 @@ import numpy as np
 
 from okl._learner import Field, fields
 from okl._validation import (CLASSIFICATION_LOSSES, LOSS_CODES, as_stream, check_choice,
-                             check_int, check_real, check_seed)
-from okl.kernels import Gaussian, Laplacian, check_kernel
+                             check_int)
+from okl.kernels import Gaussian, Laplacian
 from okl.learners._features import FOGDCore, NOGDCore
 from okl.learners.base import OnlineLearner
+from okl.params import Choice, Int, KernelParam, Real, Seed
 from okl.registry import register_learner
 
 __all__ = ["FOGD", "NOGD"]
-
-_LOSSES = LOSS_CODES
 
 _LOSS_DOC = """loss : {"hinge", "logistic", "squared", "absolute"}, default "hinge"
         ``max(0, 1 - y f)``, ``log(1 + exp(-y f))`` (classification, labels in
@@ -40,8 +39,26 @@ _LOSS_DOC = """loss : {"hinge", "logistic", "squared", "absolute"}, default "hin
         (no update), so the hinge loss updates iff ``y f < 1``, as in the MATLAB code."""
 
 
-def _check_eta(eta):
-    return check_real(eta, "eta", low=0, low_open=True)
+class _Names(Choice):
+    """A ``Choice`` that refuses any other value with ``check_choice``'s ``ValueError``,
+    an unhashable one included (``Choice`` looks a value up in its dict: ``TypeError``)."""
+
+    def _check(self, value):
+        return check_choice(value, self.name, tuple(self.choices))
+
+
+class _ShiftInvariantKernel(KernelParam):
+    """FOGD's kernel: one whose Fourier transform it samples (Gaussian or Laplacian)."""
+
+    def check(self, value):
+        kernel = super().check(value)
+        if not isinstance(kernel, (Gaussian, Laplacian)):
+            raise ValueError(f"kernel must be Gaussian or Laplacian for random Fourier "
+                             f"features (a shift-invariant kernel), got {kernel!r}")
+        return kernel
+
+    def describe(self):
+        return "an okl Gaussian or Laplacian kernel (None: Gaussian(1.0))"
 
 
 @register_learner(
@@ -109,21 +126,20 @@ class FOGD(OnlineLearner, FOGDCore):
     updates (rounds with a non-zero gradient) and ``D``.
     """
 
-    def __init__(self, kernel=None, *, D=400, eta=0.5, loss="hinge", seed=None,
-                 sincos="vector"):
-        kernel = check_kernel(kernel)
-        if not isinstance(kernel, (Gaussian, Laplacian)):
-            raise ValueError(f"kernel must be Gaussian or Laplacian for random Fourier "
-                             f"features (a shift-invariant kernel), got {kernel!r}")
-        self.kernel = kernel
-        self.D = check_int(D, "D", low=1, high=2 ** 30 - 1)
-        self.eta = _check_eta(eta)
-        self.loss = check_choice(loss, "loss", _LOSSES)
-        self.seed = check_seed(seed)
-        self.sincos = check_choice(sincos, "sincos", ("vector", "libm"))
+    kernel = _ShiftInvariantKernel()
+    D = Int(400, low=1, high=2 ** 30 - 1, role="budget")
+    eta = Real(0.5, low=0, low_open=True)
+    loss = Choice("hinge", LOSS_CODES, core="loss_kind")
+    seed = Seed()
+    sincos = _Names("vector", {"vector": False, "libm": True}, core="exact")
+
+    def _classifies(self):
+        return self.loss in CLASSIFICATION_LOSSES
+
+    def _configure(self):
         # no kernel for the core: FOGD keeps no support vectors
-        self._core_setup(None, self.seed, self.loss in CLASSIFICATION_LOSSES)
-        self._fogd_setup(_LOSSES[self.loss], self.eta, self.D, self.sincos == "libm")
+        self._core_setup(None, self.seed, self._classifies())
+        self._setup()
 
     def _draw_frequencies(self, d: int) -> np.ndarray:
         rng = self._rng_for_draws()
@@ -254,21 +270,23 @@ class NOGD(OnlineLearner, NOGDCore):
     do not depend on the eigenvectors' signs.
     """
 
-    def __init__(self, kernel=None, *, B=400, k=None, eta=0.5, loss="hinge", stage1="loss",
-                 seed=None):
-        self.kernel = check_kernel(kernel)
-        self.B = check_int(B, "B", low=1, high=2 ** 15)
-        self.k = None if k is None else check_int(k, "k", low=1, high=self.B)
-        self.eta = _check_eta(eta)
-        self.loss = check_choice(loss, "loss", _LOSSES)
-        self.stage1 = check_choice(stage1, "stage1", ("loss", "every"))
+    kernel = KernelParam()
+    B = Int(400, low=1, high=2 ** 15, role="budget")
+    k = Int(None, none="max(1, floor(0.2 B)), the MATLAB package's rank", core=False)
+    eta = Real(0.5, low=0, low_open=True)
+    loss = Choice("hinge", LOSS_CODES, core="loss_kind")
+    stage1 = _Names("loss", {"loss": False, "every": True}, core="add_every")
+    seed = Seed()
+
+    def _check_params(self):
+        if self.k is not None:            # an integer (its declaration); in [1, B]
+            check_int(self.k, "k", low=1, high=self.B)
         if self.stage1 == "every" and self.loss != "hinge":
             raise ValueError(f"NOGD's stage1='every' (NOGD.R's rule, alpha_t = eta y_t) is "
                              f"defined for the hinge loss only, got loss={self.loss!r}")
-        self.seed = check_seed(seed)
-        self._core_setup(self.kernel, self.seed, self.loss in CLASSIFICATION_LOSSES)
-        self._nogd_setup(_LOSSES[self.loss], self.eta, self.B, self.k_,
-                         self.stage1 == "every")
+
+    def _classifies(self):
+        return self.loss in CLASSIFICATION_LOSSES
 
     _blas_in_round_loop = True   # dgemv with an r x B map every round after the switch
 
