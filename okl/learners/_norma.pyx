@@ -43,11 +43,12 @@ cdef class NORMACore(Learner):
       Sec. II-D (``scale`` is the running product of ``1 - eta_t lam``, folded
       into the ``a_i`` before it underflows).
     """
-    cdef int loss_kind
-    cdef double eta, lam, nu
-    cdef bint sqrt_schedule, offset
-    cdef int window
-    cdef long long tau, t0
+    cdef public int loss_kind               # the learner's parameters (okl.params)
+    cdef public double eta, lam, nu
+    cdef public bint sqrt_schedule, offset
+    cdef public long long t0                # tau_t0
+    cdef int window                         # from tau and tau_power
+    cdef long long tau
     cdef double tau_eps
     cdef bint power_series
     cdef double* beta
@@ -58,7 +59,7 @@ cdef class NORMACore(Learner):
     cdef public double b, rho_, eps, sigma_
     cdef public long long n_updates
     # optional record of ||f_t||_H^2 (Theorems 4 and 6 need the regularized risk)
-    cdef bint track_norm
+    cdef public bint track_norm
     cdef public double norm_sq
     cdef double* norm_out
     cdef long long run_start
@@ -77,36 +78,29 @@ cdef class NORMACore(Learner):
         free(self.beta)
         free(self.work)
 
-    def _norma_setup(self, int loss_kind, double eta, double lam, bint sqrt_schedule,
-                     double nu, bint offset, double rho, double eps, double sigma,
-                     int window, long long tau, double tau_eps, long long t0):
+    def _setup(self):
+        """The window from the declared ``tau`` / ``tau_power`` (``None``: not that one),
+        the extra variables at the declared ``rho``, ``epsilon`` and ``sigma``, and the
+        power series of Fig. 1 (constant rate, fixed window)."""
         cdef long long j
-        self.loss_kind = loss_kind
-        self.eta = eta
-        self.lam = lam
-        self.sqrt_schedule = sqrt_schedule
-        self.nu = nu
-        self.offset = offset
-        self.rho_ = rho
-        self.eps = eps
-        self.sigma_ = sigma
+        tau = getattr(self, "tau")      # the declared value (self.tau is the typed length)
+        self.window = (WINDOW_FIXED if tau is not None else
+                       WINDOW_POWER if self.tau_power is not None else WINDOW_NONE)
+        self.tau = tau or 0
+        self.tau_eps = self.tau_power or 0.0
+        self.rho_ = self.rho
+        self.eps = self.epsilon
+        self.sigma_ = self.sigma
         self.b = 0.0
-        self.window = window
-        self.tau = tau
-        self.tau_eps = tau_eps
-        self.t0 = t0
         self.n_updates = 0
-        self.power_series = window == WINDOW_FIXED and not sqrt_schedule
+        self.power_series = self.window == WINDOW_FIXED and not self.sqrt_schedule
         if self.power_series:
-            self.beta = <double*> malloc((tau + 1) * sizeof(double))
+            self.beta = <double*> malloc((self.tau + 1) * sizeof(double))
             if self.beta == NULL:
                 raise MemoryError("cannot allocate the power series")
             self.beta[0] = 1.0
-            for j in range(1, tau + 1):
-                self.beta[j] = self.beta[j - 1] * (1.0 - lam * eta)
-
-    def _norma_track(self, bint track):
-        self.track_norm = track
+            for j in range(1, self.tau + 1):
+                self.beta[j] = self.beta[j - 1] * (1.0 - self.lam * self.eta)
         self.norm_sq = 0.0
 
     def _norma_begin(self, long long n_rounds):

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from okl._learner import fields
-from okl._validation import check_choice, check_int, check_real, check_seed, check_sgd_rate
-from okl.kernels import Gaussian, check_kernel
+from okl._validation import check_decay
+from okl.kernels import Gaussian
 from okl.learners._norma import NORMACore
 from okl.learners.base import KernelExpansion, OnlineLearner
+from okl.params import Choice, Flag, Int, KernelParam, Real, Seed
 from okl.registry import register_learner
 
 __all__ = ["NORMA"]
@@ -113,39 +114,34 @@ class NORMA(KernelExpansion, OnlineLearner, NORMACore):
     ``M_rho`` of (26) for the classification losses).
     """
 
-    def __init__(self, kernel=None, *, loss="soft_margin", eta=0.5, schedule="constant",
-                 lam=0.01, rho=1.0, nu=0.5, epsilon=0.0, sigma=1.0, offset=False, tau=None,
-                 tau_power=None, tau_t0=0, track_norm=False, seed=None):
-        self.kernel = check_kernel(kernel)
-        self.loss = check_choice(loss, "loss", _LOSSES)
-        self.eta, self.schedule, self.lam = check_sgd_rate(eta, schedule, lam)
-        self.rho = check_real(rho, "rho", low=0)
-        self.nu = check_real(nu, "nu", low=0, high=1, low_open=True)
-        self.epsilon = check_real(epsilon, "epsilon", low=0)
-        self.sigma = check_real(sigma, "sigma", low=0, low_open=True)
-        if not isinstance(offset, (bool, np.bool_)):
-            raise ValueError(f"offset must be True or False, got {offset!r}")
-        self.offset = bool(offset)
+    kernel = KernelParam()
+    loss = Choice("soft_margin", _LOSSES, core="loss_kind")
+    eta = Real(0.5, low=0, low_open=True)
+    schedule = Choice("constant", {"constant": False, "sqrt": True}, core="sqrt_schedule")
+    lam = Real(0.01, low=0)
+    rho = Real(1.0, low=0)
+    nu = Real(0.5, low=0, high=1, low_open=True)
+    epsilon = Real(0.0, low=0)
+    sigma = Real(1.0, low=0, low_open=True)         # the Huber threshold, not a kernel width
+    offset = Flag(False)
+    tau = Int(None, low=1, none="no fixed window (no truncation, unless tau_power)", core=False)
+    tau_power = Real(None, low=0, high=0.5, low_open=True, high_open=True,
+                     none="no growing window")
+    tau_t0 = Int(0, low=0, core="t0")
+    track_norm = Flag(False)
+    seed = Seed()
+
+    def _check_params(self):
+        check_decay(self.eta, self.lam)
         if self.offset and self.loss not in _CLASSIFICATION:
             raise ValueError(f"offset applies to the classification losses "
                              f"{sorted(_CLASSIFICATION)}, not to loss={self.loss!r}")
-        self.tau = None if tau is None else check_int(tau, "tau", low=1)
-        self.tau_power = None if tau_power is None else check_real(
-            tau_power, "tau_power", low=0, high=0.5, low_open=True, high_open=True)
-        self.tau_t0 = check_int(tau_t0, "tau_t0", low=0)
         if self.tau is not None and self.tau_power is not None:
             raise ValueError("tau and tau_power are exclusive: a fixed window or Theorem 6's "
                              "growing one")
-        if not isinstance(track_norm, (bool, np.bool_)):
-            raise ValueError(f"track_norm must be True or False, got {track_norm!r}")
-        self.track_norm = bool(track_norm)
-        self.seed = check_seed(seed)
-        window = 1 if self.tau is not None else (2 if self.tau_power is not None else 0)
-        self._core_setup(self.kernel, self.seed, self.loss in _CLASSIFICATION)
-        self._norma_setup(_LOSSES[self.loss], self.eta, self.lam, self.schedule == "sqrt",
-                          self.nu, self.offset, self.rho, self.epsilon, self.sigma, window,
-                          self.tau or 0, self.tau_power or 0.0, self.tau_t0)
-        self._norma_track(self.track_norm)
+
+    def _classifies(self):
+        return self.loss in _CLASSIFICATION
 
     @property
     def needs_labels(self) -> bool:
