@@ -9,10 +9,17 @@ import copy
 
 import numpy as np
 
-from okl._validation import check_int, check_labels, check_matrix, check_seed
+from okl._validation import check_int, check_labels, check_matrix
 from okl.learners.base import OnlineLearner
+from okl.params import Seed, Value
 
 __all__ = ["OnlineToBatch", "hypothesis_risks"]
+
+
+def _check_learner(learner, name="learner"):
+    if not isinstance(learner, OnlineLearner):
+        raise ValueError(f"{name} must be an okl online learner, got {learner!r}")
+    return learner
 
 
 def _fresh_copy(learner: OnlineLearner, T: int) -> OnlineLearner:
@@ -20,8 +27,7 @@ def _fresh_copy(learner: OnlineLearner, T: int) -> OnlineLearner:
 
     Learners with a horizon parameter ``T`` left at ``None`` (POMD, POMDR) get ``T`` set to
     the stream length, so that the stream can be learned in two pieces."""
-    if not isinstance(learner, OnlineLearner):
-        raise ValueError(f"learner must be an okl online learner, got {learner!r}")
+    _check_learner(learner)
     if learner.n_rounds != 0:
         raise ValueError(f"learner must be unfitted (it has learned {learner.n_rounds} rounds): "
                          "the conversion draws r over the rounds of the stream given to fit")
@@ -74,11 +80,14 @@ class OnlineToBatch:
         Trace of the whole stream (the two pieces joined); ``extras`` of the second piece.
     """
 
+    # declared (okl.params), checked when assigned; not a stream learner, so the
+    # constructor is written here (both parameters may be given by position)
+    learner = Value(check=_check_learner, text="an okl online learner")
+    seed = Seed()
+
     def __init__(self, learner, seed=None):
-        if not isinstance(learner, OnlineLearner):
-            raise ValueError(f"learner must be an okl online learner, got {learner!r}")
         self.learner = learner
-        self.seed = check_seed(seed)
+        self.seed = seed
 
     def fit(self, X, y, r=None):
         """Draw ``r`` (or use the given ``r`` in ``1..T``), learn, keep ``f_r``; returns self.
