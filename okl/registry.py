@@ -47,6 +47,7 @@ PAPERS = {
     "selection": "Li & Liao, Online kernel selection with computational constraints",
     "multiclass": "Multiclass kernel learners: Crammer & Singer (JMLR 2003), Crammer et al. "
                   "(JMLR 2006), Orabona, Keshet & Caputo (JMLR 2009), Lu et al. (JMLR 2016)",
+    "bsgd": "Wang, Crammer & Vucetic, Breaking the curse of kernelization: budgeted stochastic gradient descent for large-scale SVM training (JMLR 2012)",
 }
 
 TASKS = ("classification", "regression", "both", "novelty", "multiclass")
