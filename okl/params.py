@@ -308,6 +308,11 @@ class Choice(Param):
     def _check(self, value):
         from okl._validation import check_choice
 
+        try:
+            hash(value)
+        except TypeError:               # a list or a dict is none of the choices either
+            raise ValueError(f"{self.name} must be one of {sorted(self.choices, key=str)}, "
+                             f"got {value!r}") from None
         return check_choice(value, self.name, self.choices)
 
     def core_value(self, value):

@@ -748,13 +748,15 @@ class LargeScale(rn.Reproduction):
                 "quick_time_budget": QUICK_TIME_BUDGET, "susy_rows": SUSY_ROWS,
                 "max_taylor_features": MAX_TAYLOR_FEATURES}
 
+    table_learners = tuple(LARGE_SCALE_SPECS)
+    specs = LARGE_SCALE_SPECS
+
     def _learners(self, data, options):
         table = large_scale_learners(data.d, data.settings["sigma"],
                                      data.info(options.n_rounds)["n_rounds"],
                                      quick=options.quick)
-        if options.learners is not None:
-            table = {k: v for k, v in table.items() if k in options.learners}
-        return table
+        chosen = self.split_learners(options)[0]
+        return {k: v for k, v in table.items() if k in chosen}
 
     def runs(self, data, options, results):
         return [rn.Run({"dataset": data.name, "learner": name}, large_scale_run,

@@ -131,7 +131,8 @@ def implementation(cls, params=()):
     class (``PKAWV(basis=...)``) the implementation ``params["basis"]`` selects."""
     if cls._param_names:
         return cls
-    chosen = {k: v for k, v in dict(params).items() if k == "basis"}
+    chosen = {k: (_literal(v) if isinstance(v, str) else v)
+              for k, v in dict(params).items() if k == "basis"}
     return type(cls.__new__(cls, **chosen))
 
 
@@ -171,7 +172,11 @@ def parse_params(cls, texts: dict) -> dict:
     from okl.params import Flag, Int, Param, Real
 
     out = dict(texts)
-    impl = implementation(cls, {k: v for k, v in texts.items() if k == "basis"})
+    chosen = {k: (_literal(v) if isinstance(v, str) else v) for k, v in texts.items()
+              if k == "basis"}
+    if chosen:
+        out.update(chosen)
+    impl = implementation(cls, chosen)
     decl = declarations(impl)
     sig = None if decl else inspect.signature(impl)
     for name, text in texts.items():
@@ -188,6 +193,17 @@ def parse_params(cls, texts: dict) -> dict:
         if p is not None:
             out[name] = p.parse(text)
     return out
+
+
+def _literal(text):
+    """``"'taylor'"`` -> ``"taylor"`` (a quoted word on the command line), else the text."""
+    import ast
+
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+    return value if isinstance(value, str) else text
 
 
 def build(learner, params=None, *, kernel=None, seed=None, horizon=None, budget=None):
