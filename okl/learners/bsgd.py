@@ -13,6 +13,7 @@ files (``tests/fixtures/budgetedsvm/``).
 from __future__ import annotations
 
 import math
+import textwrap
 
 from okl._learner import fields
 from okl.kernels import Gaussian
@@ -106,11 +107,13 @@ class _BSGDParams:
 
 _DOC = r"""
     Objective and rules ([P] Sections 3 and 5).  ``P(w) = lam/2 ||w||^2 + (1/N) sum_t
-    l_t(w)`` with the hinge loss@loss@.  Round ``t`` is Algorithm 1:
+    l_t(w)`` with the hinge loss
+    @loss@.  Round ``t`` is Algorithm 1:
 
     1. the scores of ``w_t`` on ``x_t`` and the loss ``l_t(w_t)``;
     2. ``w <- (1 - eta_t lam) w`` (every coefficient);
-    3. if ``l_t(w_t) > 0``: ``x_t`` joins the support set with @beta@;
+    3. if ``l_t(w_t) > 0``: ``x_t`` joins the support set with
+       @beta@;
     4. if it now holds ``B + 1`` vectors: one budget maintenance step (below);
     5. BMP only: ``w <- min(1, U / ||w||) w`` (after line 8, Section 4).
 
@@ -152,7 +155,11 @@ _DOC = r"""
       ``m``'s slot.  Classes whose ``alpha_m^(i) + alpha_n^(i)`` cancels (within
       ``1e-12`` of the pair's size) are left out of the weights; a pair that cancels in
       every class merges as a dipole (``a1 = 1``, ``a2 = -1``, ``h`` in ``[1, 6]``; the
-      paper leaves both undefined).  Cost: ``O(B)`` for ``m``, one kernel row of ``x_m``
+      paper leaves both undefined).  The search is BudgetedSVM's operation for operation
+      (``pow`` included): for a pair of equal coefficients, common in BPegasos, its
+      objective is symmetric about ``h = 1/2`` and its first comparison a round-off tie,
+      which for a distant pair (two maxima) decides whether ``z`` lands near ``x_m`` or
+      near ``x_n``.  Cost: ``O(B)`` for ``m``, one kernel row of ``x_m``
       (``O(B d)``), then per candidate ``n`` one search of 20 or 24 evaluations of two
       ``pow`` each (at most ``48 B`` powers a step) and ``O(K)`` for the weights; ``z``
       and the true degradation ``O(d)``.
@@ -180,9 +187,13 @@ _DOC = r"""
       the coefficients computed with the negative ``h``; a zero ``alpha_m + alpha_n`` is
       replaced by ``0.0001`` in the weights;
     * @binary_variant@
-    Its arithmetic (float32 coordinates, long-double sums) is not copied: okl's float64
-    run follows BudgetedSVM's models to about ``1e-7`` relatively (the float32 rounding
-    of merged points), removal models to their file's 10 decimals.
+
+    Its arithmetic (float32 coordinates, long-double sums) is not copied, nor its ties:
+    okl's float64 run follows BudgetedSVM's round for round (scores to its float32
+    storage error, ~1e-7) up to the first maintenance step among tied smallest vectors,
+    which BudgetedSVM's long-double round-off decides and okl gives to the lowest position
+    (rounds 26 to 57 of the test fixtures); where nothing ties (the polynomial kernel's
+    removal) okl's model is BudgetedSVM's file to its 10 decimals.
 
     Epochs: a pass is one ``run`` of the stream; BudgetedSVM's ``-e`` epochs (and the
     paper's Figure 3) are the same stream run again (``t`` continues, as theirs does).
@@ -210,20 +221,24 @@ _DOC = r"""
 
     Notes
     -----
-    Every round computes one kernel row ``k(x_t, S)`` (@row@) and shrinks every
-    coefficient (``O(B)``); the maintenance costs are above.  ``Trace.losses`` holds the
-    hinge loss of ``w_t``.  ``Trace.extras``: ``maintenance_steps`` and
+    Every round computes one kernel row ``k(x_t, S)`` (@row@) and
+    shrinks every coefficient (``O(B)``); the maintenance costs are above.
+    ``Trace.losses`` holds the hinge loss of ``w_t``.  ``Trace.extras``: ``maintenance_steps`` and
     ``duplicate_steps`` (cumulative); for this run's steps ``maintenance_rounds``,
     ``maintenance_kinds`` (remove, project, merge, merge-duplicate, remove-duplicate),
     ``degradations`` (``||Delta_t||^2``), ``removal_degradations`` (what removing the
     smallest would have cost; NaN for a duplicate merge) and ``gradient_errors``
     (``||E_t||``); and ``E``, the running average per round of this run.  Oracle:
-    ``tests/oracles/bsgd.py`` (``bsgd``, with ``tie_rtol=1e-9``)@oracle@.
+    ``tests/oracles/bsgd.py`` (``bsgd``, with ``tie_rtol=1e-9``)
+    @oracle@.
 """
 
 
 def _fill(doc, **parts):
     for key, text in parts.items():
+        if key == "binary_variant":       # a bullet of the list: wrapped, indented
+            text = textwrap.fill(text, width=88, initial_indent="      ",
+                                 subsequent_indent="      ").lstrip()
         doc = doc.replace(f"@{key}@", text)
     return doc
 
@@ -245,7 +260,7 @@ class BSGD(_BSGDParams, KernelExpansion, OnlineLearner, BSGDCore):
     ``f = sum_{j in S} alpha_j k(x_j, .)`` with at most ``B`` support vectors; labels in
     {-1, +1}.
 """ + _fill(_DOC, 
-        loss=" ``l_t = max(0, 1 - y_t f(x_t))``",
+        loss="``l_t = max(0, 1 - y_t f(x_t))``",
         beta="``beta_t = y_t eta_t``",
         binary_variant="BudgetedSVM runs a binary file as two Crammer-Singer classes; "
         "their model is ``alpha = alpha^(+1) - alpha^(-1)`` here, which evolves as this "
@@ -255,8 +270,8 @@ class BSGD(_BSGDParams, KernelExpansion, OnlineLearner, BSGDCore):
         "``1/sqrt(2)`` of theirs).",
         classes_param="",
         row="``|S| <= B``",
-        oracle=" with ``binary=True``; the ``\"budgetedsvm\"`` variant against its "
-        "two-class run")
+        oracle="with ``binary=True``; the ``\"budgetedsvm\"`` variant against its "
+        "two-class\n    run")
 
     kernel = KernelParam()
     _param_order = ("kernel", "B", "lam", "rule", "maintenance", "eta", "U", "variant",
@@ -286,8 +301,8 @@ class MulticlassBSGD(_BSGDParams, MulticlassLearner, MulticlassBSGDCore):
     row of coefficients (two nonzero when it joins; projection and merging fill rows
     towards ``K``), and maintenance acts on whole rows.
 """ + _fill(_DOC, 
-        loss=" ``l_t = max(0, 1 + f_r(x_t) - f_{y_t}(x_t))``, ``r`` the best-scoring "
-        "wrong class (lowest index on ties)",
+        loss="``l_t = max(0, 1 + f_r(x_t) - f_{y_t}(x_t))``, ``r`` the best-scoring\n"
+        "    wrong class (lowest index on ties)",
         beta="the row ``beta_t``: ``+eta_t`` at ``y_t``, ``-eta_t`` at ``r``",
         binary_variant="BudgetedSVM orders the classes by first appearance in the "
         "training file, okl by sorted label (``classes_``), which decides ties and the "
@@ -296,7 +311,7 @@ class MulticlassBSGD(_BSGDParams, MulticlassLearner, MulticlassBSGDCore):
         classes_param="\n    classes : list or None\n        The labels (``None``: those "
         "of the first stream learned).",
         row="``|S| <= B``, whatever ``K``",
-        oracle=" with ``classes`` sorted")
+        oracle="with ``classes`` sorted")
 
     kernel = KernelParam()
     classes = MulticlassLearner.classes
