@@ -157,9 +157,9 @@ _DOC = r"""
       every class merges as a dipole (``a1 = 1``, ``a2 = -1``, ``h`` in ``[1, 6]``; the
       paper leaves both undefined).  The search is BudgetedSVM's operation for operation
       (``pow`` included): for a pair of equal coefficients, common in BPegasos, its
-      objective is symmetric about ``h = 1/2`` and its first comparison a round-off tie,
-      which for a distant pair (two maxima) decides whether ``z`` lands near ``x_m`` or
-      near ``x_n``.  Cost: ``O(B)`` for ``m``, one kernel row of ``x_m``
+      objective is symmetric about ``h = 1/2``, so its first comparison is a tie that
+      the coefficients' last bits decide (an exact tie goes to ``h < 1/2``), and for a
+      distant pair (two maxima) it decides whether ``z`` lands near ``x_m`` or ``x_n``.  Cost: ``O(B)`` for ``m``, one kernel row of ``x_m``
       (``O(B d)``), then per candidate ``n`` one search of 20 or 24 evaluations of two
       ``pow`` each (at most ``48 B`` powers a step) and ``O(K)`` for the weights; ``z``
       and the true degradation ``O(d)``.
