@@ -13,7 +13,9 @@ ratios per theorem on a log axis (one marker per stream; ratios <= 0 -- a learne
 beat the comparator -- are drawn at the axis floor).
 
 Streams: ``xor`` (``okl.datasets.xor_stream``, 10 features) and ``discs`` (two Gaussian
-discs, 10 % label flips) generated here; ``magic04`` and ``a9a`` as seed 000 (the POMDR
+discs, 10 % label flips) generated here (a multiclass learner learns them as K = 2), and,
+for the multiclass learners only, ``blobs3`` (three Gaussian clouds in the plane, 5 % label
+flips: K = 3); ``magic04`` and ``a9a`` as seed 000 (the POMDR
 paper) prepares them (``okl.datasets.paper_data(name, "pomdr", n_rows=T)``: ``T`` rows
 drawn uniformly with seed 0, magic04 min-max scaled).  The comparators are exact (the
 best f in hindsight over the ``T`` rows), so ``T`` is at most 3000 (default 1000).
@@ -49,11 +51,25 @@ def _discs(T, seed=0):
     return X, np.where(rng.random(T) < 0.1, -y, y)
 
 
+def _blobs3(T, seed=1):
+    """Three Gaussian clouds in the plane, 5 % of the labels moved to another class."""
+    rng = np.random.default_rng(seed)
+    ang = 2 * np.pi * np.arange(3) / 3
+    y = rng.integers(3, size=T)
+    X = 2.0 * np.c_[np.cos(ang), np.sin(ang)][y] + 0.7 * rng.normal(size=(T, 2))
+    flip = rng.random(T) < 0.05
+    return X, np.where(flip, (y + rng.integers(1, 3, size=T)) % 3, y)
+
+
+#: Streams with more than two classes, run by the multiclass learners only.
+MULTICLASS_STREAMS = {"blobs3": _blobs3}
+
+
 def available(names):
     """The real datasets of ``names`` whose files are in ``$OKL_DATA`` (the others are
     skipped with a line on stderr: CI has none of them)."""
     from okl.datasets.fetch import DatasetNotFoundError
-    from okl.datasets.paper_data import paper_data
+    from okl.datasets import paper_data
 
     out = []
     for name in names:
@@ -68,7 +84,7 @@ def available(names):
 
 def streams(names, T, quick):
     from okl.datasets import xor_stream
-    from okl.datasets.paper_data import paper_data
+    from okl.datasets import paper_data
 
     out = {"xor": xor_stream(T, 10, seed=0), "discs": _discs(T)}
     for name in names:
@@ -85,10 +101,14 @@ def atlas(names, T, whole, *, delta=0.05, progress=True):
     data = streams(names, T, False)
     jobs = [(lname, sname, X, y, "exact") for sname, (X, y) in data.items()
             for lname in learner_names()]
+    multiclass = [n for n in learner_names()
+                  if getattr(default_learner(n), "task", None) == "multiclass"]
+    jobs += [(lname, sname, *make(T), "exact") for sname, make in MULTICLASS_STREAMS.items()
+             for lname in multiclass]
     for sname in names:
         if not whole:
             continue
-        from okl.datasets.paper_data import paper_data
+        from okl.datasets import paper_data
 
         d = paper_data(sname, "pomdr", seed=0)
         X, y = d.X, np.asarray(d.y, dtype=float)

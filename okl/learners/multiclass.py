@@ -269,7 +269,8 @@ _LIBOL_NOTE = """
     paper="multiclass", task="multiclass", role="method",
     examples=[dict(kernel=Gaussian(1.0)), dict(kernel=Gaussian(1.0), update="uniform"),
               dict(kernel=Gaussian(1.0), update="proportional", convention="libol")],
-    aliases=("CrammerSinger", "PerceptronM"))
+    aliases=("CrammerSinger", "PerceptronM"),
+    bounds="okl.experiments.bounds.multiclass:perceptron")
 class MulticlassPerceptron(MulticlassLearner, CrammerSingerCore):
     __doc__ = r"""Multiclass kernel Perceptron, Crammer & Singer, *Ultraconservative online
     algorithms for multiclass problems* (JMLR 3, 2003), the additive family of Fig. 2.
@@ -313,7 +314,8 @@ class MulticlassPerceptron(MulticlassLearner, CrammerSingerCore):
     paper="multiclass", task="multiclass", role="method",
     examples=[dict(kernel=Gaussian(1.0)), dict(kernel=Gaussian(1.0), variant="pa1", C=0.5),
               dict(kernel=Gaussian(1.0), variant="pa2", rule="prediction-based")],
-    aliases=("MulticlassPassiveAggressive",))
+    aliases=("MulticlassPassiveAggressive",),
+    bounds="okl.experiments.bounds.multiclass:passive_aggressive")
 class MulticlassPA(MulticlassLearner, MulticlassPACore):
     r"""Multiclass kernel passive-aggressive algorithms PA, PA-I and PA-II, Crammer, Dekel,
     Keshet, Shalev-Shwartz & Singer, *Online passive-aggressive algorithms* (JMLR 7, 2006),

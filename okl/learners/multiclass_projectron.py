@@ -97,7 +97,8 @@ _SPANS_AND_CONVENTIONS = r"""
     paper="multiclass", task="multiclass", role="method",
     examples=[dict(kernel=Gaussian(1.0)),
               dict(kernel=Gaussian(1.0), eta=0.3, span="shared"),
-              dict(kernel=Gaussian(1.0), eta=0.05, convention="dogma")])
+              dict(kernel=Gaussian(1.0), eta=0.05, convention="dogma")],
+    bounds="okl.experiments.bounds.multiclass:projectron")
 class MulticlassProjectron(_MulticlassProjectronBase):
     __doc__ = r"""Multiclass Projectron, Orabona, Keshet & Caputo, *Bounded Kernel-Based
     Online Learning* (JMLR 10, 2009; ICML 2008 *The Projectron*), the multiclass
@@ -143,7 +144,8 @@ class MulticlassProjectron(_MulticlassProjectronBase):
     examples=[dict(kernel=Gaussian(1.0)),
               dict(kernel=Gaussian(1.0), eta=0.3, span="shared"),
               dict(kernel=Gaussian(1.0), eta=0.05, convention="dogma")],
-    aliases=("MulticlassProjectron++",))
+    aliases=("MulticlassProjectron++",),
+    bounds="okl.experiments.bounds.multiclass:projectron")
 class MulticlassProjectronPP(_MulticlassProjectronBase):
     __doc__ = r"""Multiclass Projectron++, Orabona, Keshet & Caputo (JMLR 10, 2009), the
     multiclass extension: the :class:`MulticlassProjectron` on error rounds, and a

@@ -104,6 +104,15 @@ What is covered (every bound is a function of ``theory/``; nothing is re-derived
 * ``OMKC`` (Hoi et al. 2013, :func:`theory.selection_baselines.omkc_mistake_bound`): the
   weighted-majority mistake bound against every kernel's own Perceptron (replayed), or
   for the absolute loss the exponential-weights regret.
+* ``MulticlassPerceptron`` / ``MulticlassPA`` / ``MulticlassProjectron`` /
+  ``MulticlassProjectronPP`` (issue 26, :mod:`theory.multiclass`; rows made by
+  :mod:`okl.experiments.bounds.multiclass`): Crammer & Singer's (2003) Theorems 1 and 2,
+  the hinge form of Theorem 2 and the family's hinge-loss bound on the update rounds; the
+  multiclass PA bounds of Crammer et al. (2006) by variant (Theorems 2-5); the multiclass
+  Projectron's mistake bounds, Projectron++'s and the support size (Orabona, Keshet &
+  Caputo 2009).  The comparators are class prototypes fitted on the stream
+  (``theory.multiclass.multiclass_comparator``, one per weight ``C``; on a long stream on
+  evenly spaced rows, their margins exact on all), not the radii ``U``.
 * every learner: the empirical rows (mistakes, cumulative loss, final and maximum
   budget) with ``source = "no bound implemented"``.
 
@@ -115,8 +124,8 @@ which theorem each learner is checked against.
 
 Layout: :mod:`okl.experiments.bounds.report` is the lower layer (the stream context, the
 row and curve builders, :class:`BoundsReport`, formatting and plotting); one handler module
-per paper (``norma``, ``ahpatron``, ``pomdr``, ``awv``, ``selection``) holds one public
-function per learner, all with the signature
+per paper (``norma``, ``ahpatron``, ``pomdr``, ``awv``, ``selection``, ``multiclass``)
+holds one public function per learner, all with the signature
 ``handler(s, learner, trace, radii, rows, curves, *, delta)``; each learner names its
 handler in its declaration (:func:`okl.registry.register_learner`, ``bounds=
 "okl.experiments.bounds.<paper>:<function>"``, imported on first use), so a learner and
@@ -246,7 +255,9 @@ def bounds_report(learner, X, y=None, *, U=None, max_rounds: int = MAX_ROUNDS,
         raise ValueError(f"pass a fresh learner: {type(learner).__name__} has already learned "
                          f"{learner.n_rounds} rounds, and the bounds are for a run from f_1 = 0")
     trace = learner.run(X, y)
-    yv = None if y is None else np.asarray(y, dtype=float)
+    multiclass = getattr(learner, "task", None) == "multiclass"
+    # a multiclass learner's labels stay as they are (the handler maps them to indices)
+    yv = None if y is None else (np.asarray(y) if multiclass else np.asarray(y, dtype=float))
     rows, curves = [], []
     name = type(learner).__name__
     handler, matched = handler_for(learner)
