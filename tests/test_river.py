@@ -260,3 +260,253 @@ def test_pickle_resumes_mid_stream_and_clone_is_fresh():
     np.testing.assert_array_equal(resumed.learner_.decision_function(X),
                                   full.learner_.decision_function(X))
     assert model.learner is not None and model.learner.n_rounds == 0   # the spec is never trained
+
+
+# -- multiclass learners ---------------------------------------------------------------
+
+MULTICLASS = {
+    "MulticlassPerceptron": lambda: okl.MulticlassPerceptron(K),
+    "MulticlassPA": lambda: okl.MulticlassPA(K, variant="pa1", C=0.5),
+    "MulticlassProjectron": lambda: okl.MulticlassProjectron(K, eta=0.3),
+    "MulticlassProjectronPP": lambda: okl.MulticlassProjectronPP(K, eta=0.3, span="shared"),
+    "OneVsRest-BOGD": lambda: okl.OneVsRest(okl.BOGD(K, B=20, seed=0)),
+    "OneVsOne-Perceptron": lambda: okl.OneVsOne(okl.Perceptron(K)),
+}
+
+
+@pytest.mark.parametrize("name", list(MULTICLASS))
+def test_river_estimator_checks_multiclass(name):
+    """River's checks with the multiclass tag: its classifier checks on Phishing (bools and
+    numpy bools) and on ImageSegments (7 string labels), without the binary-only ones."""
+    model = Classifier(MULTICLASS[name]())
+    assert model._multiclass
+    assert len(list(checks._yield_datasets(model))) == 3            # ImageSegments too
+    assert "check_predict_proba_one_binary" not in {c.__name__ for c in
+                                                    checks.yield_checks(model)}
+    _quiet(checks.check_estimator, model)
+
+
+def mc_stream(T=240, d=4, K=3, seed=0):
+    """Continuous features, K labels by angle sector of the first two features (labels
+    drawn so that every one appears early)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(T, d))
+    y = (np.floor((np.arctan2(X[:, 1], X[:, 0]) + np.pi) / (2 * np.pi) * K) % K).astype(int)
+    names = [f"f{j}" for j in range(d)]
+    return [dict(zip(names, map(float, row))) for row in X], X, y
+
+
+@pytest.mark.parametrize("name", list(MULTICLASS))
+def test_multiclass_with_classes_is_the_learner_run_on_the_same_rows(name):
+    """classes= given: every round learns with all K classes, exactly learner.run on the
+    same rows with the labels 0..K-1 in the order of classes."""
+    dicts, X, y = mc_stream(T=120 if name.startswith("OneVsOne") else 240)
+    labels = np.array(["zebra", "ant", "moth"])          # not sorted: their given order
+    model = Classifier(MULTICLASS[name](), classes=list(labels))
+    assert model.predict_proba_one(dicts[0]) == pytest.approx(
+        {"zebra": 1 / 3, "ant": 1 / 3, "moth": 1 / 3})
+    assert model.predict_one(dicts[0]) == "zebra"
+    predicted = []
+    for x, c in zip(dicts, y):
+        predicted.append(model.predict_one(x))
+        model.learn_one(x, labels[c])
+    ref = MULTICLASS[name]()
+    trace = ref.run(X, y)
+    assert predicted == list(labels[trace.predictions])
+    np.testing.assert_array_equal(model.learner_.decision_function(X), ref.decision_function(X))
+    scores = model.class_scores_one(dicts[5])
+    f = ref.decision_function(X[5:6])[0]
+    assert list(scores) == list(labels) and list(scores.values()) == list(f)
+    with pytest.raises(ValueError, match="not one of classes"):
+        model.learn_one(dicts[0], "bee")
+    assert model.learner_.n_rounds == len(y)
+
+
+def growing_perceptron(X, labels, sigma):
+    """Oracle: Crammer & Singer's max-score kernel Perceptron (paper convention) whose
+    classes are the labels seen so far, in the order they came; nothing is learned before
+    a second label.  Returns the predictions before each round and the final scores."""
+    order, S, A, preds = [], [], [], []
+
+    def scores(x):
+        f = np.zeros(len(order))
+        for s, a in zip(S, A):
+            k = math.exp(-float(np.sum((s - x) ** 2)) / (2 * sigma ** 2))
+            for c, v in a.items():
+                f[c] += v * k
+        return f
+
+    for x, y in zip(X, labels):
+        f = scores(x)
+        preds.append(order[int(np.argmax(f))] if order else None)
+        if y not in order:
+            order.append(y)
+            f = np.append(f, 0.0)
+        if len(order) < 2:
+            continue
+        i = order.index(y)
+        g = f.copy()
+        g[i] = -np.inf
+        r = int(np.argmax(g))
+        if f[i] <= f[r]:
+            S.append(x)
+            A.append({i: 1.0, r: -1.0})
+    return preds, order, np.array([scores(x) for x in X])
+
+
+def test_multiclass_classes_grow_as_labels_come():
+    """Without classes=, a new label joins as class K with a zero score function, the
+    learner's support set and the other classes unchanged (a plain-numpy oracle)."""
+    dicts, X, y = mc_stream(T=200, K=4, seed=3)
+    labels = np.array(["d", "b", "a", "c"])[y]
+    labels[:15] = "b"                     # one label for 15 rounds: nothing to learn yet
+    model = Classifier(okl.MulticlassPerceptron(K))
+    predicted = []
+    for x, label in zip(dicts, labels):
+        predicted.append(model.predict_one(x))
+        model.learn_one(x, label)
+    preds, order, f = growing_perceptron(X, labels, K.sigma)
+    assert predicted == preds and predicted[0] is None and set(predicted[1:16]) == {"b"}
+    assert list(model.class_scores_one(dicts[0])) == order
+    np.testing.assert_allclose(model.learner_.decision_function(X), f, rtol=1e-10, atol=1e-12)
+    assert list(model.learner_.classes_) == [0, 1, 2, 3]
+
+
+def test_multiclass_one_vs_rest_grows_a_learner_per_new_class():
+    """OneVsRest without classes=: each class's copy learns from the round its class
+    appears (and not before a second label): K copies run by hand on those rows."""
+    dicts, X, y = mc_stream(T=150, K=3, seed=5)
+    y[:4] = y[0]
+    model = Classifier(okl.OneVsRest(okl.Perceptron(K)))
+    for x, c in zip(dicts, y):
+        model.learn_one(x, int(c))
+    order = list(dict.fromkeys(y.tolist()))
+    start = next(t for t in range(len(y)) if len(set(y[:t + 1].tolist())) == 2)
+    for i, c in enumerate(order):
+        first = max(start, int(np.flatnonzero(y == c)[0]))
+        ref = okl.Perceptron(K)
+        ref.run(X[first:], np.where(y[first:] == c, 1.0, -1.0))
+        np.testing.assert_array_equal(model.learner_.decision_function(X)[:, i],
+                                      ref.decision_function(X))
+
+
+@pytest.mark.parametrize("name", ["MulticlassPerceptron", "MulticlassPA", "MulticlassProjectron",
+                                  "MulticlassProjectronPP", "OneVsOne-Perceptron"])
+def test_multiclass_add_class_keeps_the_model(name):
+    """okl.river._add_class: the scores of the K classes unchanged, the new one zero (a
+    OneVsOne: each new pair's zero score votes for the old class, so every old class gains
+    one vote); the grown learner carries on learning and pickles."""
+    from okl.river import _add_class
+
+    _, X, y = mc_stream(T=90, K=3, seed=1)
+    learner = MULTICLASS[name]()
+    learner.run(X[y < 2], y[y < 2])
+    before = learner.decision_function(X)
+    grown = _add_class(learner)
+    after = grown.decision_function(X)
+    if name == "OneVsOne-Perceptron":      # votes + squashed confidences: round-off
+        np.testing.assert_allclose(after[:, :2], before + 1.0, rtol=1e-15, atol=0)
+    else:
+        np.testing.assert_array_equal(after[:, :2], before)
+    np.testing.assert_array_equal(after[:, 2], 0.0)
+    assert list(grown.classes_) == [0, 1, 2]
+    if name == "MulticlassProjectron":
+        assert grown.members.shape == (grown.support_set.size, 3)
+        assert len(grown.spans) == 3
+    again = pickle.loads(pickle.dumps(grown))
+    for x, c in zip(X[y == 2][:10], y[y == 2][:10]):
+        grown.learn_one(x, c)
+        again.learn_one(x, c)
+    np.testing.assert_array_equal(grown.decision_function(X), again.decision_function(X))
+    assert np.any(grown.decision_function(X)[:, 2] != 0.0)
+
+
+def test_multiclass_predictions_and_probabilities():
+    """predict_one: the first class of largest score; predict_proba_one: the softmax of
+    the scores over every label seen, its largest entry predict_one's class."""
+    dicts, X, y = mc_stream(T=120, K=3, seed=2)
+    model = Classifier(okl.MulticlassPA(K))
+    assert model.predict_one(dicts[0]) is None and model.predict_proba_one(dicts[0]) == {}
+    model.learn_one(dicts[0], "only")
+    assert model.predict_one(dicts[1]) == "only"
+    assert model.predict_proba_one(dicts[1]) == {"only": 1.0}
+    labels = [True, "two", 3]                     # any hashable labels
+    for x, c in zip(dicts[1:], y[1:]):
+        model.learn_one(x, labels[c])
+    order = ["only"] + [labels[c] for c in dict.fromkeys(y[1:].tolist())]
+    for x in dicts[:30]:
+        s = model.class_scores_one(x)
+        p = model.predict_proba_one(x)
+        assert list(p) == list(s) == order
+        f = np.array(list(s.values()))
+        e = np.exp(f - f.max())
+        np.testing.assert_allclose(list(p.values()), e / e.sum(), rtol=1e-12)
+        assert math.isclose(sum(p.values()), 1.0)
+        assert model.predict_one(x) == max(p, key=p.get) == list(s)[int(np.argmax(f))]
+    with pytest.raises(ValueError, match="class_scores_one"):
+        model.score_one(dicts[0])
+    with pytest.raises(ValueError, match="multiclass learner"):
+        Classifier(okl.BOGD(K)).class_scores_one(dicts[0])
+
+
+def test_multiclass_labels_and_bad_input():
+    dicts, X, y = mc_stream(T=40, K=3, seed=4)
+    model = Classifier(okl.MulticlassPerceptron(K))
+    for x, c in zip(dicts[:20], y[:20]):
+        model.learn_one(x, np.bool_(c == 0) if c < 2 else "other")   # numpy labels as Python
+    assert set(model.predict_proba_one(dicts[0])) == {True, False, "other"}
+    assert all(type(k) in (bool, str) for k in model.predict_proba_one(dicts[0]))
+    rounds = model.learner_.n_rounds
+    for bad in ([1, 2], None):
+        with pytest.raises(ValueError, match="label"):
+            model.learn_one(dicts[20], bad)
+    with pytest.raises(ValueError, match="non-numeric"):
+        model.learn_one(dict(dicts[20], f0="x"), "new")           # nothing kept, not the label
+    assert model.learner_.n_rounds == rounds and "new" not in model.predict_proba_one(dicts[0])
+    for classes in (["a"], ["a", "a"], [["a"], "b"]):
+        with pytest.raises(ValueError, match="classes"):
+            Classifier(okl.MulticlassPerceptron(K), classes=classes).learn_one(dicts[0], "a")
+    # the learner's own classes, in its (sorted) order, when the wrapper is given none
+    own = Classifier(okl.MulticlassPerceptron(K, classes=["z", "a", "m"]))
+    assert list(own.predict_proba_one(dicts[0])) == ["a", "m", "z"]
+    with pytest.raises(ValueError, match="not one of classes"):
+        own.learn_one(dicts[0], "b")
+    for x, c in zip(dicts, y):
+        own.learn_one(x, "zam"[c])
+    ref = okl.MulticlassPerceptron(K, classes=["z", "a", "m"])
+    ref.run(X, np.array(list("zam"))[y])
+    np.testing.assert_array_equal(own.learner_.decision_function(X), ref.decision_function(X))
+    # pickled mid-stream, the model resumes as if never stopped
+    full = Classifier(okl.MulticlassPerceptron(K))
+    half = Classifier(okl.MulticlassPerceptron(K))
+    for i, (x, c) in enumerate(zip(dicts, y)):
+        full.learn_one(x, int(c))
+        if i < 15:
+            half.learn_one(x, int(c))
+    half = pickle.loads(pickle.dumps(half))
+    for x, c in zip(dicts[15:], y[15:]):
+        half.learn_one(x, int(c))
+    np.testing.assert_array_equal(half.learner_.decision_function(X),
+                                  full.learner_.decision_function(X))
+
+
+def test_progressive_val_score_on_image_segments():
+    """River's progressive validation (predict, then learn, each of the 2,310 rows) on its
+    bundled ImageSegments (7 classes, 18 features), standardized by River's running
+    StandardScaler, with a Gaussian kernel of width 1:
+
+    * okl.MulticlassPerceptron (Crammer & Singer, max-score): Accuracy 89.30%
+      (248 support vectors);
+    * okl.MulticlassPA (PA-I, C = 1): Accuracy 91.81% (1,056 support vectors);
+
+    River's own HoeffdingTreeClassifier scores 77.96% and a OneVsRestClassifier over its
+    LogisticRegression 79.60% behind the same scaler."""
+    from river import datasets, evaluate, metrics, preprocessing
+
+    for learner, want in ((okl.MulticlassPerceptron(okl.Gaussian(1.0)), 0.8930),
+                          (okl.MulticlassPA(okl.Gaussian(1.0), variant="pa1", C=1.0), 0.9181)):
+        model = preprocessing.StandardScaler() | Classifier(learner)
+        acc = evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
+        print(f"\n{type(learner).__name__}: {acc}")
+        assert acc.get() == pytest.approx(want, abs=0.006)
+        assert list(model["Classifier"].learner_.classes_) == list(range(7))
