@@ -3,6 +3,8 @@ import numpy as np
 
 from . import _validation as v
 
+__all__ = ["kernel_polarization", "kernel_alignment"]
+
 
 def kernel_polarization(K, y):
     r"""Kernel polarization :math:`Y_T^\top K_T Y_T` (Baram 2005).

@@ -19,6 +19,13 @@ from scipy import linalg
 from . import _validation as v
 from ._hinge_ipm import solve_hinge_ball
 
+__all__ = [
+    "HingeComparator",
+    "RidgeComparator",
+    "best_hinge_in_ball",
+    "kernel_ridge_comparator",
+]
+
 
 @dataclass(frozen=True, eq=False)
 class HingeComparator:

@@ -33,6 +33,14 @@ import numpy as np
 
 from . import _validation as v
 
+__all__ = [
+    "MAX_RATIO",
+    "ExponentialDecay",
+    "PolynomialDecay",
+    "fit_exponential_decay",
+    "fit_polynomial_decay",
+]
+
 #: Largest decay ratio an exponential fit returns (Theorem 1 needs r < 1).
 MAX_RATIO = 1.0 - 1e-12
 _SAFETY = 1.0 + 4 * np.finfo(float).eps

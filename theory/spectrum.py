@@ -11,6 +11,8 @@ import numpy as np
 
 from . import _validation as v
 
+__all__ = ["kernel_eigenvalues", "effective_dimension", "log_det_term"]
+
 
 def kernel_eigenvalues(K):
     """Eigenvalues of the PSD kernel matrix ``K``, sorted decreasingly.
