@@ -47,11 +47,15 @@ def test_every_learner_declares_its_parameters(name):
 
 def test_no_core_has_a_positional_setter():
     """The cores set up from their typed fields (``_setup()``, no arguments): none keeps
-    a ``_<family>_setup(a, b, c)`` of positional parameters."""
+    a ``_<family>_setup(a, b, c)`` of positional parameters.  The one set-up every core
+    shares, the base's ``_core_setup(kernel, seed, classification)`` (the values of the
+    roles kernel and seed, and the task, from ``OnlineLearner._configure``), is not a
+    family's."""
     bad = []
     for pyx in sorted((ROOT / "okl").rglob("*.pyx")):
         for m in re.finditer(r"def (_\w*setup\w*)\(self, ([^)]+)\)", pyx.read_text()):
-            bad.append(f"{pyx.name}:{m.group(1)}({m.group(2)})")
+            if m.group(1) != "_core_setup":
+                bad.append(f"{pyx.name}:{m.group(1)}({m.group(2)})")
     assert not bad, bad
 
 
@@ -91,7 +95,7 @@ def test_parameters_are_read_only_once_built_and_set_params_is_atomic():
     assert b.get_params()["B"] == 9 and b.eta == 1.0    # nothing of the refused call kept
     X, y = okl.datasets.xor_stream(50, 3, seed=0)
     b.run(X, y)
-    assert b.support_set.n <= 9
+    assert len(b.support_vectors) <= 9
 
 
 @pytest.mark.parametrize("decl, text, value", [
@@ -111,7 +115,7 @@ def test_parse(decl, text, value):
     (Int(1, low=1), "1.5", "x must be an integer, got '1.5'"),
     (Int(1, low=1), "0", r"x must be in \[1, inf\], got 0"),
     (Real(1.0, low=0, low_open=True), "abc", "x must be a real number, got 'abc'"),
-    (Real(1.0, low=0, low_open=True), "None", "x must be a real number in"),
+    (Real(1.0, low=0, low_open=True), "None", "x must be a real number, got 'None'"),
     (Choice("a", ("a", "b")), "c", r"x must be one of \['a', 'b'\], got 'c'"),
     (Flag(False), "maybe", "x must be true or false"),
     (KernelParam(), "x", "is a kernel: give it with --kernel"),

@@ -274,11 +274,14 @@ class OnlineLearner(Serialized):
         super().__init_subclass__(**kwargs)
         _params.install(cls)
         if "_okl_params" in cls.__dict__:
-            cls._param_names = tuple(cls._okl_params)
             cls._okl_roles = {p.role: n for n, p in reversed(cls._okl_params.items())
                               if p.role is not None}
-        elif "_param_names" not in cls.__dict__ and "__init__" in cls.__dict__:
-            cls._param_names = _signature_params(cls)
+        if "_param_names" in cls.__dict__:
+            pass
+        elif getattr(cls.__dict__.get("__init__"), "_okl_generated", False):
+            cls._param_names = tuple(cls._okl_params)       # the declarations' constructor
+        elif "__init__" in cls.__dict__:
+            cls._param_names = _signature_params(cls)       # a constructor written by hand
         # the per-call path skips the hooks a class leaves at their defaults
         cls._okl_plain_labels = _is_default(cls, "_labels") and _is_default(cls, "needs_labels")
         cls._okl_plain_begin = _is_default(cls, "_begin_stream")

@@ -145,19 +145,21 @@ def declarations(cls, params=()) -> dict:
 
 
 def roles(cls, params=()) -> dict:
-    """``{role: parameter name}`` of ``cls``: its declared roles, or for a class without
-    declarations the conventional names its constructor has (``kernel``, ``seed``,
-    ``T`` for the horizon, ``B`` for the budget)."""
+    """``{role: parameter name}`` of ``cls``: its declared roles and, for a role no
+    declaration takes, the conventional name its constructor has (``kernel``, ``seed``,
+    ``T`` for the horizon, ``B`` for the budget) if that parameter is not declared
+    otherwise (a learner of your own that declares some parameters only)."""
     impl = implementation(cls, params)
     decl = declarations(impl)
-    if decl:
-        out = {}
-        for name, p in decl.items():
-            if p.role is not None:
-                out.setdefault(p.role, name)
-        return out
+    declared_roles = {}
+    for name, p in decl.items():
+        if p.role is not None:
+            declared_roles.setdefault(p.role, name)
     names = registry.parameter_names(impl)
-    return {role: name for role, name in CONVENTIONAL_ROLES.items() if name in names}
+    out = {role: name for role, name in CONVENTIONAL_ROLES.items()
+           if name in names and name not in decl and role not in declared_roles}
+    out.update(declared_roles)
+    return out
 
 
 def parse_params(cls, texts: dict) -> dict:
