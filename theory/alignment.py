@@ -1,4 +1,4 @@
-"""Kernel polarization and kernel alignment (Li & Liao, AAAI 2023, seed 000)."""
+"""Kernel polarization and kernel alignment (Li & Liao, AAAI 2023)."""
 import numpy as np
 
 from . import _validation as v
@@ -38,7 +38,7 @@ def kernel_polarization(K, y):
 
 
 def kernel_alignment(K, y):
-    r"""Kernel alignment :math:`A_T` of Li & Liao (AAAI 2023, seed 000).
+    r"""Kernel alignment :math:`A_T` of Li & Liao (AAAI 2023).
 
     Defined in the display after "defined as follows" (Section "Problem
     setting", after Liao & Li 2021):

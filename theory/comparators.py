@@ -1,10 +1,12 @@
 r"""Best comparators in hindsight for the regret bounds.
 
 * :func:`best_hinge_in_ball` -- the comparator of the hinge-loss bounds of
-  seed 000 (and seed 002): :math:`\min_{\|f\|_{\mathcal H} \le U}
+  Li & Liao (AAAI 2023) and of the Ahpatron paper (Liao et al., AAAI 2024):
+  :math:`\min_{\|f\|_{\mathcal H} \le U}
   \sum_t \max(0, 1 - y_t f(x_t))`.
 * :func:`kernel_ridge_comparator` -- the regularized square-loss comparator
-  :math:`\min_f \sum_t (y_t - f(x_t))^2 + \lambda \|f\|^2` of seed 003.
+  :math:`\min_f \sum_t (y_t - f(x_t))^2 + \lambda \|f\|^2` of Jezequel,
+  Gaillard & Rudi (NeurIPS 2019).
 
 By the representer theorem both minimizers are
 :math:`f = \sum_t a_t \kappa(x_t, \cdot)`, so :math:`f(x_t) = (K a)_t` and
@@ -126,9 +128,9 @@ def best_hinge_in_ball(K, y, U, *, tol=1e-8, rank_rtol=1e-13, max_iter=200):
     Computes :math:`\min_{f \in \mathcal H, \|f\|_{\mathcal H} \le U}
     \sum_{t=1}^T \max(0, 1 - y_t f(x_t))`, the comparator
     :math:`\min_{f \in \mathbb H} \sum_t \ell(f(x_t), y_t)` of the regret
-    :math:`\mathrm{Reg}(f)` in seed 000 (eq. (1), with
+    :math:`\mathrm{Reg}(f)` in Li & Liao (AAAI 2023, eq. (1), with
     :math:`\mathbb H = \{f \in \mathcal H : \|f\|_{\mathcal H} \le U\}`
-    and the hinge loss) and of the AVP/Ahpatron bounds of seed 002.
+    and the hinge loss) and of the AVP/Ahpatron bounds of Liao et al. (AAAI 2024).
 
     Parameters
     ----------
@@ -224,9 +226,10 @@ def best_hinge_in_ball(K, y, U, *, tol=1e-8, rank_rtol=1e-13, max_iter=200):
 
 
 def kernel_ridge_comparator(K, y, lam):
-    r"""Kernel ridge regression solution (the square-loss comparator of seed 003).
+    r"""Kernel ridge regression solution, the square-loss comparator of Jezequel,
+    Gaillard & Rudi (NeurIPS 2019).
 
-    Seed 003 (Jezequel, Gaillard & Rudi 2019) writes the regularized
+    The paper writes the regularized
     cumulative loss without normalization,
     :math:`L_n(f) = \sum_{t=1}^n (y_t - f(x_t))^2 + \lambda \|f\|_{\mathcal H}^2`
     (Appendix, notation; it is eq. (3) without the term :math:`f(x_t)^2`,

@@ -1,4 +1,4 @@
-r"""Eigenvalue-decay envelopes of Theorem 1 of Li & Liao (AAAI 2023, seed 000).
+r"""Eigenvalue-decay envelopes of Theorem 1 of Li & Liao (AAAI 2023).
 
 Theorem 1 bounds the ALD budget when the eigenvalues
 :math:`\lambda_1 \ge \dots \ge \lambda_T` of :math:`K_T` decay either
@@ -55,7 +55,7 @@ def _indices(i):
 
 @dataclass(frozen=True)
 class ExponentialDecay:
-    """Exponential envelope :math:`\\lambda_i \\le R_0 r^i` (seed 000, Theorem 1).
+    """Exponential envelope :math:`\\lambda_i \\le R_0 r^i` (Li & Liao 2023, Theorem 1).
 
     Attributes
     ----------
@@ -81,7 +81,7 @@ class ExponentialDecay:
 
 @dataclass(frozen=True)
 class PolynomialDecay:
-    """Polynomial envelope :math:`\\lambda_i \\le R_0 i^{-p}` (seed 000, Theorem 1).
+    """Polynomial envelope :math:`\\lambda_i \\le R_0 i^{-p}` (Li & Liao 2023, Theorem 1).
 
     Attributes
     ----------
@@ -118,7 +118,7 @@ def _leading(K, eigenvalues, rtol):
 
 
 def fit_exponential_decay(K=None, *, eigenvalues=None, rtol=1e-10):
-    r"""Fit :math:`\lambda_i \le R_0 r^i` (seed 000, Theorem 1, exponential case).
+    r"""Fit :math:`\lambda_i \le R_0 r^i` (Li & Liao 2023, Theorem 1, exponential case).
 
     See the module docstring for the method (least squares on
     :math:`\log\lambda_i`, then the smallest dominating :math:`R_0`).
@@ -152,7 +152,7 @@ def fit_exponential_decay(K=None, *, eigenvalues=None, rtol=1e-10):
 
 
 def fit_polynomial_decay(K=None, *, eigenvalues=None, rtol=1e-10):
-    r"""Fit :math:`\lambda_i \le R_0 i^{-p}` (seed 000, Theorem 1, polynomial case).
+    r"""Fit :math:`\lambda_i \le R_0 i^{-p}` (Li & Liao 2023, Theorem 1, polynomial case).
 
     See the module docstring for the method (least squares of
     :math:`\log\lambda_i` on :math:`\log i`, then the smallest dominating

@@ -1,5 +1,5 @@
 r"""Regret bounds of the expert and bandit updates used by Li & Liao, *Online kernel
-selection with computational constraints* (seed 004): Hedge (LKMBooks, Sec. 3.2,
+selection with computational constraints*: Hedge (LKMBooks, Sec. 3.2,
 Theorem 3), MSMW (PFMBooks, Sec. 3.3, Theorem 5 and Remark 2) and OSMD with the
 negative entropy (BATBooks, Sec. 4.2, eqs. (10)-(11), Theorem 9).
 
@@ -22,7 +22,7 @@ Groups of functions:
   :func:`osmd_explore_regret_bound` (estimator (10), small-loss form),
   :func:`batbooks_theorem9_eta`, :func:`batbooks_theorem9_bound`.
 
-The seed has no appendix: the MSMW and OSMD bounds with explicit constants are
+The paper as read here has no appendix: the MSMW and OSMD bounds with explicit constants are
 derived here (each docstring gives the derivation) by the standard online mirror
 descent analysis (e.g. Bubeck & Cesa-Bianchi 2012, Thm. 5.5):
 ``sum_t <l_t, p_t - u> <= D_psi(u, p_1) + sum_t D_psi(p_t, p~_{t+1})`` with

@@ -1,5 +1,5 @@
 r"""Regret of the kernel online Newton step (KONS) and of its two approximations compared
-with PKAWV in Jézéquel, Gaillard & Rudi (2019, seed 003): Sketched-KONS (Calandriello,
+with PKAWV in Jézéquel, Gaillard & Rudi (NeurIPS 2019): Sketched-KONS (Calandriello,
 Lazaric & Valko, ICML 2017, "[12]") and Pros-N-KONS (NeurIPS 2017, "[13]").
 
 Square loss :math:`\ell_t(z) = (z - y_t)^2`, forecasts clipped to :math:`[-C, C]`, the
@@ -16,7 +16,7 @@ Three groups of functions:
   :func:`kons_regret_bound`, :func:`kons_logdet_bound`, :func:`sketched_kons_expected_bound`,
   :func:`pros_n_kons_regret_bound` with :func:`pros_n_kons_comparator_terms`, and the
   step condition :func:`max_eta`.
-* **Seed 003's summary**: eq. (8) (:func:`eq8_regret`), Table 1 as printed
+* **Jezequel, Gaillard & Rudi's summary**: eq. (8) (:func:`eq8_regret`), Table 1 as printed
   (:func:`table1_log_powers`, :func:`table1_exponents`) and the exponents obtained by
   optimizing eq. (8) under the capacity condition (:func:`eq8_exponents`).
 * **Per-round cost** of the implementations (:func:`round_cost`).
@@ -128,7 +128,8 @@ def kons_logdet_bound(alpha, f_norm2, eta, L, K=None, *, eigenvalues=None):
     K_{nn}/\alpha)`, :math:`L \ge \max_t |\ell_t'(\hat y_t)|` (:math:`2(C + \max|y_t|)`
     for the square loss), under the conditions of :func:`kons_regret_bound`.  With
     :math:`\log\det(I + K/\lambda') \le d_{\mathrm{eff}}(\lambda')\log(e + en\kappa^2/
-    \lambda')` (seed 003, Prop. 2) this is the :math:`O(d_{\mathrm{eff}}\log n)` of KONS.
+    \lambda')` (Jezequel, Gaillard & Rudi, Prop. 2) this is the
+    :math:`O(d_{\mathrm{eff}}\log n)` of KONS.
     """
     f_norm2 = v.nonnegative(f_norm2, "f_norm2")
     return 0.5 * v.positive(alpha, "alpha") * f_norm2 + 0.5 * _logdet(alpha, eta, L, K,
@@ -227,10 +228,11 @@ def pros_n_kons_regret_bound(alpha, comparator, sum_leverage):
             + comparator.approximation)
 
 
-# -- seed 003: eq. (8) and Table 1 --------------------------------------------------------
+# -- Jezequel, Gaillard & Rudi: eq. (8) and Table 1 ----------------------------------------
 
 def eq8_regret(algorithm, n, lam, d_eff, m, mu=None):
-    r"""Eq. (8) of seed 003, the three regret forms (up to constants and logs):
+    r"""Eq. (8) of Jezequel, Gaillard & Rudi, the three regret forms (up to constants and
+    logs):
 
     * PKAWV with KORS: :math:`\lambda + d_{\mathrm{eff}}(\lambda) + nm\mu/\lambda`;
     * Sketched-KONS: :math:`\lambda + (n/m)\, d_{\mathrm{eff}}(\lambda)`;

@@ -1,6 +1,6 @@
 r"""The unbudgeted first-order baselines beside NORMA (Kivinen, Smola & Williamson, IEEE TSP
-2004, seed 001): kernel online gradient descent (``okl.KernelOGD``, eq. (9) of seed 001
-without truncation) and Gentile's ALMA_2 (``okl.ALMA``, the baseline of seed 001's Sec. VI-A).
+2004): kernel online gradient descent (``okl.KernelOGD``, eq. (9) of that paper without
+truncation) and Gentile's ALMA_2 (``okl.ALMA``, the baseline of its Sec. VI-A).
 
 * :func:`ogd_regret_bound`: Zinkevich (ICML 2003, "Online convex programming and
   generalized infinitesimal gradient ascent"), Theorem 1, for the two rates ``okl.KernelOGD``

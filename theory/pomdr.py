@@ -1,5 +1,5 @@
 r"""Budget, regret and excess-risk bounds of POMDR: Li & Liao, *Improved Kernel
-Alignment Regret Bound for Online Kernel Learning* (AAAI 2023, seed 000).
+Alignment Regret Bound for Online Kernel Learning* (AAAI 2023).
 
 Every function names the theorem, lemma or equation it evaluates.  Notation of
 the paper: horizon :math:`T`, radius :math:`U` of

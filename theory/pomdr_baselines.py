@@ -1,8 +1,8 @@
 r"""The budgeted baselines of Li & Liao, *Improved Kernel Alignment Regret Bound for Online
-Kernel Learning* (AAAI 2023, seed 000): SkeGD (Zhang & Liao, ICML 2019) and B(AO)2KS
-(Liao & Li, ECML-PKDD 2021), as seed 000 states them.
+Kernel Learning* (AAAI 2023): SkeGD (Zhang & Liao, ICML 2019) and B(AO)2KS
+(Liao & Li, ECML-PKDD 2021), as that paper states them.
 
-Seed 000, Table 1 ("Regret bound and computational complexity of online kernel learning
+Its Table 1 ("Regret bound and computational complexity of online kernel learning
 algorithms in the regime of the Hinge loss.  :math:`B \le T` is the size of budget"):
 
 * SkeGD: regret :math:`O(\sqrt{TB})`, complexity :math:`O(dB\,\mathrm{poly}(\ln T))`;
@@ -24,12 +24,12 @@ Functions:
 * The rows, as orders: :func:`skegd_regret_bound`, :func:`skegd_complexity`,
   :func:`bao2ks_regret_bound`, :func:`bao2ks_complexity`, and
   :func:`bao2ks_budget` (the number of stored examples behind the complexity row:
-  :math:`\sqrt{\mathcal A_T T\ln T}`, each costing :math:`O(d)` a round).  The seed prints
+  :math:`\sqrt{\mathcal A_T T\ln T}`, each costing :math:`O(d)` a round).  The paper prints
   orders only and neither original paper was available here, so every function takes the
   hidden constant as ``constant`` (default 1) -- values for comparing rates side by side,
   not certified bounds; :func:`skegd_complexity` also takes the power of
-  :math:`\mathrm{poly}(\ln T)` (``log_power``, default 1: the seed does not say).
-* The seed's comparisons: :func:`pomdr_improvement_over_bao2ks` (the factors
+  :math:`\mathrm{poly}(\ln T)` (``log_power``, default 1: the paper does not say).
+* The paper's comparisons: :func:`pomdr_improvement_over_bao2ks` (the factors
   :math:`\ln^{1/4}T` and :math:`\sqrt{\ln T}` at :math:`B = \sqrt{T\mathcal A_T}`) and
   :func:`skegd_over_ogd` (:math:`T^{\mu/2}` at :math:`B = T^\mu`).
 * What the authors' R code guarantees about the memory of each run (the algorithms as
@@ -75,8 +75,8 @@ def _T(T):
 
 
 def skegd_regret_bound(T, B, constant=1.0):
-    r"""SkeGD's regret, seed 000 Table 1: :math:`O(\sqrt{TB})`; returns
-    :math:`C\sqrt{TB}`, ``C = constant`` (an order: the constant is not in the seed).
+    r"""SkeGD's regret, Table 1 of Li & Liao (2023): :math:`O(\sqrt{TB})`; returns
+    :math:`C\sqrt{TB}`, ``C = constant`` (an order: the constant is not in the paper).
 
     Parameters
     ----------
@@ -102,7 +102,7 @@ def skegd_regret_bound(T, B, constant=1.0):
 
 
 def skegd_complexity(d, B, T, constant=1.0, log_power=1.0):
-    r"""SkeGD's per-round computational complexity, seed 000 Table 1:
+    r"""SkeGD's per-round computational complexity, Table 1 of Li & Liao (2023):
     :math:`O(dB\,\mathrm{poly}(\ln T))`; returns :math:`C\,d\,B\,(\ln T)^p`.
 
     Parameters
@@ -116,7 +116,7 @@ def skegd_complexity(d, B, T, constant=1.0, log_power=1.0):
     constant : float, default 1.0
         :math:`C > 0`.
     log_power : float, default 1.0
-        :math:`p \ge 0`, the degree of :math:`\mathrm{poly}(\ln T)` (not given by the seed).
+        :math:`p \ge 0`, the degree of :math:`\mathrm{poly}(\ln T)` (not in the paper).
 
     Returns
     -------
@@ -130,7 +130,7 @@ def skegd_complexity(d, B, T, constant=1.0, log_power=1.0):
 
 
 def bao2ks_regret_bound(A_T, T, constant=1.0):
-    r"""B(AO)2KS's regret, seed 000 Table 1 (with high probability):
+    r"""B(AO)2KS's regret, Table 1 of Li & Liao (2023), with high probability:
     :math:`O((\mathcal A_T T\ln T)^{1/4})`; returns :math:`C(\mathcal A_T T\ln T)^{1/4}`.
 
     Parameters
@@ -173,7 +173,7 @@ def bao2ks_budget(A_T, T, constant=1.0):
 
 
 def bao2ks_complexity(d, A_T, T, constant=1.0):
-    r"""B(AO)2KS's per-round computational complexity, seed 000 Table 1:
+    r"""B(AO)2KS's per-round computational complexity, Table 1 of Li & Liao (2023):
     :math:`O(d\sqrt{\mathcal A_T T\ln T})`; returns :math:`C\,d\sqrt{\mathcal A_T T\ln T}`.
 
     Parameters
@@ -195,7 +195,7 @@ def bao2ks_complexity(d, A_T, T, constant=1.0):
 
 
 def pomdr_table1_regret(A_T, T, B, constant=1.0):
-    r"""POMDR's budgeted row of seed 000 Table 1:
+    r"""POMDR's budgeted row in Table 1 of Li & Liao (2023):
     :math:`O(\sqrt{\mathcal A_T} + \sqrt{T\mathcal A_T}/\sqrt B)`; returns
     :math:`C(\sqrt{\mathcal A_T} + \sqrt{T\mathcal A_T/B})` (for the comparisons; the
     explicit bound is :func:`theory.pomdr.theorem2_bound`).
@@ -221,7 +221,7 @@ def pomdr_table1_regret(A_T, T, B, constant=1.0):
 
 
 def pomdr_improvement_over_bao2ks(A_T, T):
-    r"""Seed 000, "Comparison with Previous Results", Case 2: with
+    r"""Li & Liao (2023), "Comparison with Previous Results", Case 2: with
     :math:`B = \sqrt{T\mathcal A_T}` POMDR's regret is :math:`O((\mathcal A_T T)^{1/4})`
     at complexity :math:`O(d\sqrt{\mathcal A_T T})`, which "improves the regret bound of
     B(AO)2KS by a :math:`O(\ln^{1/4}T)` factor, and reduces the computational complexity
@@ -256,7 +256,7 @@ def pomdr_improvement_over_bao2ks(A_T, T):
 
 
 def skegd_over_ogd(T, mu):
-    r"""Seed 000: SkeGD's :math:`O(\sqrt{TB})` "become[s] worse in the case of
+    r"""Li & Liao (2023): SkeGD's :math:`O(\sqrt{TB})` "become[s] worse in the case of
     :math:`B = \Theta(T^\mu)`, :math:`0 < \mu < 1`" -- than OGD's :math:`O(\sqrt T)`: the
     ratio :math:`\sqrt{T\,T^\mu}/\sqrt T = T^{\mu/2}` (``> 1``, growing with ``T``).
 
@@ -282,8 +282,8 @@ def bao2ks_max_support(B, M):
     r"""The most examples B(AO)2KS stores, as the authors' ``BA2OKS.R`` runs it:
     :math:`B + M + 1`.
 
-    "B(AO)2KS uses the restart technique when the budget exceeds B" (seed 000).  The R code
-    tests :math:`|S| > B` at the start of a round; the round before can start with
+    "B(AO)2KS uses the restart technique when the budget exceeds B" (Li & Liao 2023).  The R
+    code tests :math:`|S| > B` at the start of a round; the round before can start with
     :math:`|S| = B` and add :math:`x_t` and up to ``M`` reservoir examples, so
     :math:`|S| \le B + M + 1` after any round, and the round after a round that ends with
     :math:`|S| > B` starts from :math:`S = \emptyset`.  (Plus the reservoir itself, ``M``
@@ -323,7 +323,7 @@ def skegd_support(B, updates):
 
 
 # -- FOGD and NOGD (Lu, Hoi, Wang, Zhao & Liu, "Large scale online kernel learning", JMLR 17,
-#    2016): the baselines of seeds 000, 002 and 003 --------------------------------------------
+#    2016): a baseline in Li & Liao (2023), Liao et al. (2024) and Jezequel et al. (2019) --
 
 def rff_error_probability(eps, D, d, sigma_p, diameter):
     r"""Rahimi & Recht (NIPS 2007), Claim 1, the event FOGD's Theorem 1 (Lu et al. 2016)
@@ -456,8 +456,9 @@ def fogd_theorem1_bound(alpha_norm1, eta, T, eps, lipschitz=1.0):
     (:math:`\|w\| \le \|\alpha\|_1` and :math:`\|z(x)\| = 1` for the
     :math:`[\cos, \sin]/\sqrt D` features) plus :math:`L|f(x_t) - w^\top z(x_t)| \le
     L\|\alpha\|_1\epsilon` on the event.  The paper's text was not reachable here: the
-    seeds quote FOGD's bound as the order :math:`O(\sqrt T + T/\sqrt B)` (with
-    :math:`\eta \propto 1/\sqrt T` and :math:`\epsilon \propto 1/\sqrt D`); this is the
+    papers reproduced here quote FOGD's bound as the order
+    :math:`O(\sqrt T + T/\sqrt B)` (with :math:`\eta \propto 1/\sqrt T` and
+    :math:`\epsilon \propto 1/\sqrt D`); this is the
     reconstruction with explicit constants, stated as a bound in probability.
 
     Parameters

@@ -1,5 +1,5 @@
 r"""Budget, regret and lower bounds of Li & Liao, *Online kernel selection with
-computational constraints* (seed 004): LKMBooks (Sec. 3.2), PFMBooks (Sec. 3.3) and
+computational constraints*: LKMBooks (Sec. 3.2), PFMBooks (Sec. 3.3) and
 BATBooks (Sec. 4.2).
 
 Notation of the paper: ``T`` rounds, ``K`` kernels, the example budget ``B`` (``B =
@@ -30,7 +30,7 @@ Groups of functions:
   against runs): :func:`sampled_ogd_regret_bound`, :func:`lkmbooks_regret_bound`,
   :func:`pfmbooks_regret_bound`, :func:`batbooks_regret_bound`.
 
-Reconstructions (the seed has no appendix and no algorithm boxes):
+Reconstructions (the paper as read here has no appendix and no algorithm boxes):
 
 * **The sampling rates ``z_t`` (Theorems 2, 4, 8).**  The budget bounds have Bernstein's
   form ``mu + (2/3) ln(1/delta) + sqrt(2 mu ln(1/delta))`` with ``mu = B`` (Theorem 2)

@@ -1,8 +1,8 @@
 r"""The baselines of Li & Liao, *Online kernel selection with computational constraints*
-(seed 004, Sec. 5, Tables 3-7): what the paper says about their memory, their time and
+(Sec. 5, Tables 3-7): what the paper says about their memory, their time and
 their regret, and the bounds of their combination steps that can be held to runs.
 
-Seed 004 states about them:
+The paper states about them:
 
 * **Budgets (Table 3; Secs. 3.2, 5.2).**  "BOKS and BOMKR do not share the memory and
   maintain K different sets of support vectors"; BOMKR's "available budget for
@@ -11,10 +11,10 @@ Seed 004 states about them:
   K)``"; OMKC_{D,D} "``B = d B_0/(d + K)``" over ``K`` sets; "the space complexity of ISKA
   is ``O(Bd + K)``.  Thus ``B = B_0``"; BOKS "allocates the available budget ``B_0`` to K
   hypotheses"; space ``O(dB + KB + K)`` (BOMKR-V) and ``O(KBd)`` (BOMKR).  The body of
-  Table 3 is not in the seed's text: :func:`paper_available_budget` is that table's third
+  Table 3 is not in the paper as read: :func:`paper_available_budget` is that table's third
   row as the text states it (``B_0`` is the example budget of the single-kernel baseline);
   :func:`space_quanta` / :func:`available_budget` are the same accounting in okl's quanta
-  (one float64 per quantum, ``okl.learners.budgets``), which the learners use.
+  (one float64 per quantum, ``okl.learners.budget_kinds``), which the learners use.
 * **The cost of not sharing (Sec. 3.2).**  "An intuitive approach is to allocate the
   memory budget to the K base kernels.  According to the lower bound (2), such an approach
   will increase the regret by a factor of order ``O(sqrt(K))``": Theorem 1's lower bound at
@@ -141,7 +141,7 @@ def available_budget(algorithm, quanta, d, K, q=3):
 
 
 def paper_available_budget(algorithm, B0, d, K, K_prime=None):
-    r"""Table 3's third row as seed 004's text states it: the example budget of each
+    r"""Table 3's third row as the paper's text states it: the example budget of each
     algorithm given the single-kernel baseline's ``B_0``.
 
     NORMA / BOGD ``B_0``; LKMBooks ``B_0``; PFMBooks ``d B_0/(d + K')``; BOMKR-V and OMKC
@@ -174,7 +174,7 @@ def paper_space_order(algorithm, B, d, K):
 
 
 def round_time_quanta(algorithm, sizes, d, K, update=False):
-    r"""Multiplications of one round (Sec. 4.1's accounting, ``okl.learners.budgets``).
+    r"""Multiplications of one round (Sec. 4.1's accounting, ``okl.learners.budget_kinds``).
 
     ``sizes`` are the sizes of the sets a round touches: OKS/BOKS (``"BOKS"``) the drawn
     kernel's set only, ``(d + 1) |S_{I_t}|``; BOMKR and OMKC every set, ``(d + 1) sum_i
@@ -206,7 +206,7 @@ def separate_sets_lower_bound(T, B, K, f_norm, L=1.0):
 
 def sharing_factor(T, B, K):
     r"""How much larger Theorem 1's lower bound is at the per-kernel budget ``B/K`` than at
-    the shared ``B``: ``sqrt(K)`` once ``T >= B`` (seed 004: "will increase the regret by a
+    the shared ``B``: ``sqrt(K)`` once ``T >= B`` (the paper: "will increase the regret by a
     factor of order ``O(sqrt(K))``"), ``sqrt(T K / B)`` for ``B/K <= T < B`` and 1 for
     ``T <= B/K``."""
     return separate_sets_lower_bound(T, B, K, 1.0) / memory_lower_bound(T, B, 1.0)

@@ -1,7 +1,7 @@
 """Spectral capacity terms: effective dimension and the log-determinant term.
 
 Both come from Jezequel, Gaillard & Rudi, *Efficient online learning with
-kernels for adversarial large scale problems* (NeurIPS 2019, seed 003).
+kernels for adversarial large scale problems* (NeurIPS 2019).
 Every function takes either a kernel matrix ``K`` or, through the keyword
 ``eigenvalues=``, its precomputed eigenvalues.  Negative eigenvalues within
 round-off (``64 * T * eps * max|lambda|``) are clamped to 0; larger ones raise
@@ -39,10 +39,10 @@ def kernel_eigenvalues(K):
 def effective_dimension(K=None, lam=None, *, eigenvalues=None):
     r"""Effective dimension :math:`d_{\mathrm{eff}}(\lambda)`.
 
-    Seed 003, eq. (2):
+    Jezequel, Gaillard & Rudi, eq. (2):
     :math:`d_{\mathrm{eff}}(\lambda) = \operatorname{Tr}(K (K + \lambda I)^{-1})
     = \sum_i \lambda_i / (\lambda_i + \lambda)`.  The same quantity
-    (with :math:`\gamma` for :math:`\lambda`) appears in seed 000, Section
+    (with :math:`\gamma` for :math:`\lambda`) appears in Li & Liao (AAAI 2023), Section
     "Related work" on KORS.
 
     Parameters
@@ -73,7 +73,7 @@ def effective_dimension(K=None, lam=None, *, eigenvalues=None):
 def log_det_term(K=None, lam=None, *, eigenvalues=None):
     r"""Log-determinant term :math:`\sum_k \log(1 + \lambda_k / \lambda)`.
 
-    Seed 003, Proposition 1 (regret of Kernel-AWV) and Proposition 2; it
+    Jezequel, Gaillard & Rudi, Proposition 1 (regret of Kernel-AWV) and Proposition 2; it
     equals :math:`\log\det(I + K / \lambda)`.  Computed with ``log1p``, so it is
     accurate when :math:`\lambda_k \ll \lambda`.  Proposition 2 bounds it by
     :math:`\log(e + e T \kappa^2 / \lambda)\, d_{\mathrm{eff}}(\lambda)`.

@@ -293,7 +293,7 @@ def ahpatron_theorem4_bound(L, f_norm, n_margin, B, U, eps):
     the paper prints :math:`1.3L` (1.225 rounded up, still a valid bound);
     this function returns the exact 1.225.
 
-    How the branches read (the proof is not in the seed): the second branch is
+    How the branches read (the proof is not in the paper as read here): the second branch is
     at least Theorem 3's bound for AVP with the same :math:`\lambda`,
     :math:`\varepsilon` and no removal (:func:`avp_constant_rate_bound`):
     :math:`(\lambda/2)/(1-\lambda/2) \le 0.86\,U/\sqrt B` and

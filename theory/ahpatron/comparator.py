@@ -96,7 +96,7 @@ def ahpatron_check_theorem5(K, y, U, **solver):
 
     Left side: :func:`theory.kernel_alignment`; right side:
     :func:`comparator_hinge_loss`.  Proof (reconstructed; the appendix is not
-    in the seed): :math:`f_Y = \frac1T\sum_t y_t\kappa(x_t, \cdot)` has
+    in the paper as read here): :math:`f_Y = \frac1T\sum_t y_t\kappa(x_t, \cdot)` has
     :math:`\|f_Y\|^2 = Y^\top KY/T^2 \le 1` (:math:`|K_{st}| \le 1`), and
     :math:`|y_tf_Y(x_t)| \le 1`, so every hinge term is active and
     :math:`L_T(f_Y) = T - Y^\top KY/T = \mathcal A_T`.  The consequence
