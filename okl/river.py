@@ -504,7 +504,11 @@ def _add_class(learner):
         elif _layout(before.get(key)) != _layout(probe.get(key)):
             raise ValueError(f"okl.river cannot add a class to {cls.__name__} (its state "
                              f"{key!r} depends on the classes): give classes=[...] up front")
-    return rebuild(cls, params, dict(state, extra=extra))
+    try:
+        return rebuild(cls, params, dict(state, extra=extra))
+    except ValueError as exc:                 # a per-class state the probes did not show
+        raise ValueError(f"okl.river cannot add a class to {cls.__name__} ({exc}): give "
+                         f"classes=[...] up front") from None
 
 
 def _layout(value):

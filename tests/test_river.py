@@ -421,6 +421,37 @@ def test_multiclass_add_class_keeps_the_model(name):
     assert np.any(grown.decision_function(X)[:, 2] != 0.0)
 
 
+class _PerClassPerceptron(okl.MulticlassPerceptron):
+    """A multiclass learner with a per-class state okl.river does not know."""
+
+    def _state(self):
+        K = 0 if self.classes_ is None else len(self.classes_)
+        return dict(super()._state(), per_class=np.zeros(K))
+
+    def _restore(self, state):
+        super()._restore({k: v for k, v in state.items() if k != "per_class"})
+
+
+def test_multiclass_a_class_that_cannot_be_added_is_refused():
+    """A learner whose per-class state okl.river cannot extend: a ValueError naming
+    classes=, with nothing learned and the label not kept."""
+    dicts, X, y = mc_stream(T=30, K=3, seed=6)
+    model = Classifier(_PerClassPerceptron(K))
+    first, second, third = dict.fromkeys(y.tolist())         # in the order they come
+    i3 = int(np.flatnonzero(y == third)[0])
+    for x, c in zip(dicts[:i3], y[:i3]):
+        model.learn_one(x, int(c))
+    rounds = model.learner_.n_rounds
+    with pytest.raises(ValueError, match=r"cannot add a class to _PerClassPerceptron.*classes="):
+        model.learn_one(dicts[i3], third)
+    assert model.learner_.n_rounds == rounds
+    assert list(model.predict_proba_one(dicts[0])) == [first, second]
+    given = Classifier(_PerClassPerceptron(K), classes=[0, 1, 2])     # the way out
+    for x, c in zip(dicts, y):
+        given.learn_one(x, int(c))
+    assert given.learner_.n_rounds == len(y)
+
+
 def test_multiclass_predictions_and_probabilities():
     """predict_one: the first class of largest score; predict_proba_one: the softmax of
     the scores over every label seen, its largest entry predict_one's class."""
