@@ -12,7 +12,7 @@ log-spaced in ``[1/8, 4]``.  All four learners are seeded.
   per-round kernel-evaluation budget, so its support set may outgrow ``B``.)  One run
   takes 5-135 ms here.
 * ``MemoryBudgeted``: the point of LKMBooks, PFMBooks and OMKC is to stay inside a memory
-  budget of ``quanta`` float64 numbers (Definition 1; ``okl.learners.budgets``).  For
+  budget of ``quanta`` float64 numbers (Definition 1; ``okl.learners.budget_kinds``).  For
   ``memory_budget`` in {1000, 4000} quanta, ``track_max_memory`` records the quanta the
   run actually held at its peak (``Trace.extras["max_memory"]``: stored vectors, their
   coefficients and the learner's fixed state, by the paper's accounting) and

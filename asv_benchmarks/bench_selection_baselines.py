@@ -13,7 +13,7 @@ seeded.
   over the learner x ``K`` in {3, 9} x the example budget ``B`` in {50, 200} (BOMKR's ``B``
   is split into ``K`` per-kernel budgets ``ceil(B/K)``).
 * ``MemoryBudgeted``: each learner under a memory budget of ``quanta`` float64s (Definition
-  1; ``okl.learners.budgets``) in {1000, 4000}: ``track_max_memory`` (peak quanta held, by
+  1; ``okl.learners.budget_kinds``) in {1000, 4000}: ``track_max_memory`` (peak quanta held, by
   Table 3's accounting) must stay at or below the budget; ``track_support_vectors`` shows
   how many entries each keeps -- the shared learners (BOMKR-V, ISKA) against the ones with
   ``K`` separate sets (BOKS, BOMKR).

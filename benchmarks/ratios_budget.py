@@ -60,7 +60,7 @@ labels from a nonlinear rule with 3% flipped; Gaussian kernel with
    and the same final support-set size before comparing times; BOGD's numpy
    loop draws its removals from ``np.random.default_rng(seed).random()``, one
    draw per update with a full support set, which reproduces the learner's
-   ``uniform()`` draws (okl/learners/budget.py).
+   ``uniform()`` draws (okl/learners/fixed_budget.py).
 
 No time is asserted: each ratio is followed by "aim met" or "aim MISSED".
 BLAS is pinned to one thread by default (as in asv.conf.json and ``ratios.py``);

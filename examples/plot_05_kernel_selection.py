@@ -9,7 +9,7 @@ candidate kernels at once within a **memory budget** (Definition 1: at most
 **time budget** (Definition 2: at most :math:`\\mathcal T` quanta of time per
 round, a quantum being one multiplication), translated into an example budget ``B``
 by each learner's own space or time complexity (Assumptions 2-3,
-:mod:`okl.learners.budgets`):
+:mod:`okl.learners.budget_kinds`):
 
 * ``LKMBooks`` (Sec. 3.2): one support set shared by the ``K`` kernels, exponential
   weights over the kernels, examples sampled into the set with probability

@@ -14,7 +14,7 @@ import okl
 from conftest import ref_gram, sparse_stream, xor_stream
 from okl._learner import read_fields
 from okl.learners.batbooks import BATBooks, batbooks_upsilon, condition_12, paper_kernels
-from okl.learners.budgets import TimeBudget
+from okl.learners.budget_kinds import TimeBudget
 
 KERNELS = [okl.Gaussian(0.5), okl.Gaussian(1.0), okl.Gaussian(2.0), okl.Laplacian(2.0)]
 

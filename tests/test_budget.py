@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 
 import okl
-from okl.learners.budget import BOGD, BOGDPP, RBP, Forgetron
+from okl.learners.fixed_budget import BOGD, BOGDPP, RBP, Forgetron
 from conftest import KERNELS, ref_gram, sparse_stream, xor_stream
 
 

@@ -1,10 +1,10 @@
-"""Memory / time budgets -> example budgets (okl/learners/budgets.py)."""
+"""Memory / time budgets -> example budgets (okl/learners/budget_kinds.py)."""
 import math
 import pickle
 
 import pytest
 
-from okl.learners.budgets import (MemoryBudget, TimeBudget, check_budget_choice,
+from okl.learners.budget_kinds import (MemoryBudget, TimeBudget, check_budget_choice,
                                   example_budget, memory_per_example, memory_used,
                                   time_per_example, time_used)
 

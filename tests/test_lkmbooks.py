@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 import okl
-from okl.learners.budgets import MemoryBudget, TimeBudget
+from okl.learners.budget_kinds import MemoryBudget, TimeBudget
 from okl.learners.lkmbooks import LKMBooks, paper_kernels
 from conftest import sparse_stream, xor_stream
 

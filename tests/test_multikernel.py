@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.metrics import pairwise
 
 import okl
-from okl.learners.budgets import MemoryBudget
+from okl.learners.budget_kinds import MemoryBudget
 from okl.learners.multikernel import OMKC
 
 KERNELS = [okl.Gaussian(0.5), okl.Gaussian(2.0), okl.Laplacian(1.0), okl.Polynomial(2, 1.0, 0.5)]

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 import okl
 from conftest import ref_gram
-from okl.learners.budgets import MemoryBudget
+from okl.learners.budget_kinds import MemoryBudget
 from okl.learners.oks import BOKS, OKS
 
 FIX = os.path.join(os.path.dirname(__file__), "fixtures")

@@ -75,7 +75,7 @@ def test_the_core_receives_the_declared_values():
     import math
 
     bogd = okl.BOGD(B=7, eta=0.25, lam=0.5, gamma=None, clip="rescale")
-    core = okl.learners.budget.BOGDCore
+    core = okl.learners.fixed_budget.BOGDCore
     assert core.B.__get__(bogd) == 7 and core.eta.__get__(bogd) == 0.25
     assert core.gamma.__get__(bogd) == math.inf          # None: no clip
     assert core.rescale.__get__(bogd) is True            # clip="rescale"

@@ -18,7 +18,7 @@ from scipy.optimize import brentq
 from scipy.special import logsumexp
 
 import okl
-from okl.learners.budgets import MemoryBudget, TimeBudget
+from okl.learners.budget_kinds import MemoryBudget, TimeBudget
 from okl.learners.pfmbooks import PFMBooks, nested_radii, paper_kernels, sampling_probabilities
 from conftest import ref_gram, sparse_stream, xor_stream
 

@@ -14,7 +14,7 @@ from okl.learners.batbooks import BATBooks
 from okl.learners.bomkr import BOMKR, BOMKRV
 from okl.learners.iska import ISKA
 from okl.learners.oks import BOKS
-from okl.learners.budget import BOGD
+from okl.learners.fixed_budget import BOGD
 from okl.learners.lkmbooks import LKMBooks
 from okl.learners.multikernel import OMKC
 from okl.learners.norma import NORMA
@@ -237,7 +237,7 @@ def test_norma_replace_reproduces_the_authors_norma_r():
     """NORMAReplace -- the R variant's regression baseline -- against the authors'
     NORMA.R (tests/fixtures/r/selection/) on the same stream: f, |S|, the pointer and
     epsilon_t round for round; its B-th slot is never replaced."""
-    from okl.learners.budget import NORMAReplace
+    from okl.learners.fixed_budget import NORMAReplace
     fix = Path(__file__).parent / "fixtures"
     S = np.loadtxt(fix / "r_stream_r.csv", delimiter=",")
     X, y = np.ascontiguousarray(S[:, 1:]), S[:, 0]

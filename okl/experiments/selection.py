@@ -25,7 +25,7 @@ Variants
 paper; ``variant="r"`` (``--variant r``; files ``selection_{memory,time}_r.*``) what the
 authors' R scripts run where they differ (``VARIANTS``, printed in the notes): LKMBooks
 and OMKC_{D,D} ``variant="r"``, BOGD with ``lam = 8/T^2`` and the rescaling clip
-(``table5/BOGD.R``), NORMA as ``table4/NORMA.R`` (``okl.learners.budget.NORMAReplace``:
+(``table5/BOGD.R``), NORMA as ``table4/NORMA.R`` (``okl.learners.fixed_budget.NORMAReplace``:
 ``lam = 0.1``, ``B0`` stored updates, the pointer over ``B0 - 1`` slots), PFMBooks
 ``variant="r"`` (``PFMBooks-{c,r}.R``; on the Adv- sets ``g = U_j + 0.1`` as
 ``Adv-PFMBooks-c.R``), BATBooks ``variant="r"`` (``BATBooks.R``, ``BATBooks-r.R``:
@@ -43,7 +43,7 @@ counts ``y f <= 0``, and on magic04's raw features most scores are exactly 0).
 Protocol
 --------
 * Kernels: the 9 Gaussians ``sigma = 2^{-4..4}``.
-* Budgets in the quanta of ``okl.learners.budgets`` (one float64; one multiplication):
+* Budgets in the quanta of ``okl.learners.budget_kinds`` (one float64; one multiplication):
   the baseline (NORMA / BOGD, one kernel) gets the example budget ``B_0 = 200`` (the
   authors' scripts of Tables 4-5); the memory (time) budget is what that costs,
   ``B_0 (d + 1)`` quanta (a stored example: ``d`` floats and a coefficient; a kernel
@@ -232,12 +232,12 @@ def _metric(trace, y, task):
 
 
 def _baseline(kernel, task, B0, T, seed, variant="okl"):
-    from okl.learners.budget import BOGD
+    from okl.learners.fixed_budget import BOGD
     from okl.learners.norma import NORMA
     step = 5.0 / math.sqrt(T)
     if task == "regression" and variant == "r":
         # table4/NORMA.R: lambda = 0.1, B stored updates, the pointer over slots 1..B-1
-        from okl.learners.budget import NORMAReplace
+        from okl.learners.fixed_budget import NORMAReplace
         return NORMAReplace(kernel, B=B0, eta=step, lam=0.1, nu=0.5, epsilon=0.001,
                             cycle="r", seed=seed)
     if task == "regression":

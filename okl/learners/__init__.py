@@ -17,9 +17,22 @@ for _module in _pkgutil.iter_modules(__path__):
     if not _module.name.startswith("_"):
         _importlib.import_module(f"{__name__}.{_module.name}")
 
+# Modules renamed since a release: their old names still resolve, so that every pickle
+# the released code wrote (which names its classes by module) still loads
+# (tests/test_renamed_modules.py holds pickles written before the renames).
+import sys as _sys  # noqa: E402
+
+MOVED = {
+    f"{__name__}.budget": f"{__name__}.fixed_budget",        # Forgetron, RBP, BOGD, BOGDPP, NORMAReplace
+    f"{__name__}.budgets": f"{__name__}.budget_kinds",       # MemoryBudget, TimeBudget
+}
+for _old, _new in MOVED.items():
+    _sys.modules.setdefault(_old, _sys.modules[_new])
+del _old, _new
+
 from okl.learners.base import OnlineLearner  # noqa: E402
 from okl.learners.experts import MSMW, OSMD, ExpertsTrace, Hedge  # noqa: E402
-from okl.learners.budgets import MemoryBudget, TimeBudget  # noqa: E402
+from okl.learners.budget_kinds import MemoryBudget, TimeBudget  # noqa: E402
 from okl.learners.online_to_batch import OnlineToBatch, hypothesis_risks  # noqa: E402
 from okl.learners.python import PythonLearner  # noqa: E402
 from okl.learners.reductions import OneVsOne, OneVsRest  # noqa: E402

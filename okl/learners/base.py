@@ -22,7 +22,7 @@ import numpy as np
 
 from okl import _core, params as _params
 from okl._learner import read_fields, write_fields
-from okl.learners.budgets import check_budget_choice
+from okl.learners.budget_kinds import check_budget_choice
 from okl._validation import as_stream, check_label, check_labels, check_row
 from okl.trace import Trace
 
@@ -681,7 +681,7 @@ class HorizonLearner:
 
 class ExampleBudgeted:
     """Mixin for learners given one of ``B``, ``memory_budget`` and ``time_budget``
-    (declared with ``okl.learners.budgets.example_budget_param`` and its two siblings;
+    (declared with ``okl.learners.budget_kinds.example_budget_param`` and its two siblings;
     the rule between them is ``check_budget_choice``, kept as ``_budget_spec``) that turn
     a memory or time budget into an example budget with ``_example_budget(d)`` once the
     width ``d`` is known."""

@@ -21,7 +21,7 @@ from okl.kernels import Gaussian, Laplacian
 from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._batbooks import BATBooksCore
 from okl.learners.base import HorizonLearner, OnlineLearner
-from okl.learners.budgets import (
+from okl.learners.budget_kinds import (
     TimeBudget,
     check_budget_choice,
     example_budget,
@@ -194,7 +194,7 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
 
     * **Budget.** ``B = beta * time_budget`` kernel evaluations a round (Theorem 8:
       ``B = beta T``); with ``time_budget`` quanta and no ``beta``,
-      ``B = floor((time_budget - K) / (d + 1))`` (``okl.learners.budgets``: one kernel
+      ``B = floor((time_budget - K) / (d + 1))`` (``okl.learners.budget_kinds``: one kernel
       evaluation against a stored example costs ``d + 1`` multiplications, the OSMD step
       ``K``, the paper's :math:`O(dB + K)`).  Two rows are evaluated a round, so each
       buffer holds at most ``floor(B/2)`` examples (Theorem 8's :math:`|S_i| = O(B/2)`)
@@ -239,7 +239,7 @@ class BATBooks(HorizonLearner, OnlineLearner, BATBooksCore):
     B : int >= 2 or None
         Example budget: kernel evaluations a round (each buffer holds ``floor(B/2)``).
         Give ``B`` or ``time_budget``, not both; neither means ``B = 400``.
-    time_budget : float > 0 or okl.learners.budgets.TimeBudget or None
+    time_budget : float > 0 or okl.learners.budget_kinds.TimeBudget or None
         Time budget in quanta (one multiplication each), translated to ``B`` at the first
         example (``B_``).
     U : float > 0 or None

@@ -12,7 +12,7 @@ from okl._learner import read_fields
 from okl.kernels import Gaussian, Laplacian
 from okl.learners._bomkr import BOMKRCore, BOMKRVCore
 from okl.learners.base import ExampleBudgeted, HorizonLearner, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget, example_budget,
+from okl.learners.budget_kinds import (MemoryBudget, TimeBudget, example_budget,
                                   example_budget_param, memory_budget_param,
                                   memory_per_example, memory_used, time_budget_param,
                                   time_per_example, time_used)
@@ -126,12 +126,12 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
         ``per_kernel = ceil(B / K)`` entries (the R code's ``ceiling(B/len_sigma)``; the
         total may exceed ``B`` by less than ``K``).  Exactly one of ``B``,
         ``memory_budget``, ``time_budget``.
-    memory_budget : float or okl.learners.budgets.MemoryBudget, optional
+    memory_budget : float or okl.learners.budget_kinds.MemoryBudget, optional
         Memory in quanta (Definition 1 of seed 004): an entry costs ``d + 1`` (vector and
         coefficient), ``p`` and ``epsilon`` are ``2K`` fixed; ``B = floor((quanta - 2K) /
         (d + 1))`` entries and ``per_kernel = floor(B / K)`` -- the floor, so that the
         memory budget is never exceeded (Table 3's ``B_0 / K`` per kernel).
-    time_budget : float or okl.learners.budgets.TimeBudget, optional
+    time_budget : float or okl.learners.budget_kinds.TimeBudget, optional
         Per-round time in quanta: every entry of every set costs its own distance (``d``)
         and kernel value (1) a round, ``2K`` fixed; ``per_kernel = floor(floor((quanta -
         2K) / (d + 1)) / K)``.
@@ -262,11 +262,11 @@ class BOMKRV(_Regressors, OnlineLearner, BOMKRVCore):
         Gaussian only: the kernels share one row of squared distances.
     B : int >= 1, optional
         The shared budget.  Exactly one of ``B``, ``memory_budget``, ``time_budget``.
-    memory_budget : float or okl.learners.budgets.MemoryBudget, optional
+    memory_budget : float or okl.learners.budget_kinds.MemoryBudget, optional
         Memory in quanta: a stored vector costs ``d + K`` (its features and its ``K``
         coefficients), ``p`` is ``K`` fixed: ``B = floor((quanta - K) / (d + K))``, Table 3's
         ``d B_0 / (d + K)``.
-    time_budget : float or okl.learners.budgets.TimeBudget, optional
+    time_budget : float or okl.learners.budget_kinds.TimeBudget, optional
         Per-round time in quanta: ``d + K`` per stored vector (one distance, ``K`` kernel
         values), ``K`` fixed: ``B = floor((quanta - K) / (d + K))``.
     T, eta, lam, beta, seed

@@ -12,7 +12,7 @@ from okl._learner import read_fields
 from okl.kernels import Gaussian
 from okl.learners._iska import ISKACore
 from okl.learners.base import ExampleBudgeted, HorizonLearner, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget, example_budget,
+from okl.learners.budget_kinds import (MemoryBudget, TimeBudget, example_budget,
                                   example_budget_param, memory_budget_param,
                                   memory_per_example, memory_used, time_budget_param,
                                   time_per_example, time_used)
@@ -108,12 +108,12 @@ class ISKA(ExampleBudgeted, HorizonLearner, OnlineLearner, ISKACore):
     B : int >= 2, optional
         The shared budget (``B // 2`` per class).  Exactly one of ``B``, ``memory_budget``,
         ``time_budget``.
-    memory_budget : float or okl.learners.budgets.MemoryBudget, optional
+    memory_budget : float or okl.learners.budget_kinds.MemoryBudget, optional
         Memory in quanta: an entry costs ``d + 1`` (vector and weight), the block sums,
         ``C`` and its window ``(4 + q) K`` fixed: ``B = floor((quanta - (4 + q) K) / (d +
         1))`` -- Table 3's ``B_0`` up to the fixed state (seed 004: "O(Bd + K). Thus B =
         B_0").
-    time_budget : float or okl.learners.budgets.TimeBudget, optional
+    time_budget : float or okl.learners.budget_kinds.TimeBudget, optional
         Per-round time in quanta: a buffer change costs one distance (``d``) and ``K``
         kernel values per stored example (twice that for a replacement, not counted), a
         prediction ``d + 1``: ``B = floor((quanta - (4 + q) K) / (d + K))``.

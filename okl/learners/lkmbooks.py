@@ -13,7 +13,7 @@ from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._lkmbooks import LKMBooksCore
 from okl.learners.base import (ExampleBudgeted, HorizonLearner, KernelExpansion,
                                OnlineLearner)
-from okl.learners.budgets import (MemoryBudget, TimeBudget, example_budget,
+from okl.learners.budget_kinds import (MemoryBudget, TimeBudget, example_budget,
                                   example_budget_param, memory_budget_param,
                                   memory_per_example, memory_used, time_budget_param,
                                   time_per_example, time_used)
@@ -87,12 +87,12 @@ class LKMBooks(KernelExpansion, ExampleBudgeted, HorizonLearner, OnlineLearner,
         Classification (labels +-1) or regression.  Both have ``L = 1``.
     B : int >= 1, optional
         The example budget.  Exactly one of ``B``, ``memory_budget``, ``time_budget``.
-    memory_budget : float or okl.learners.budgets.MemoryBudget, optional
+    memory_budget : float or okl.learners.budget_kinds.MemoryBudget, optional
         A memory budget in quanta (float64s, Definition 1).  A stored example costs
         ``d + 1`` (its vector and the one shared coefficient) and ``p_t`` costs ``K``
         (Remark 1: space ``O(dB + K)``), so ``B = floor((quanta - K) / (d + 1))`` unless
         the budget's ``alpha`` is given (Assumption 3); resolved at the first example.
-    time_budget : float or okl.learners.budgets.TimeBudget, optional
+    time_budget : float or okl.learners.budget_kinds.TimeBudget, optional
         A per-round time budget in quanta (multiplications, Definition 2):
         ``d + K`` per stored example (shared distances, Sec. 4.1) and ``K`` fixed, so
         ``B = floor((quanta - K) / (d + K))`` unless ``beta`` is given.
@@ -202,7 +202,7 @@ class LKMBooks(KernelExpansion, ExampleBudgeted, HorizonLearner, OnlineLearner,
     (rounds with ``rho_t = 1``: the ``|S|`` Theorem 2 bounds, as if there were no
     guard), ``n_added``, ``guard_blocked`` (``n_sampled - n_added``), ``max_size``,
     ``max_memory`` / ``max_time`` (quanta used by ``max_size`` examples, see
-    ``okl.learners.budgets``), ``memory_budget`` / ``time_budget`` (quanta, when
+    ``okl.learners.budget_kinds``), ``memory_budget`` / ``time_budget`` (quanta, when
     given), ``restarts``, ``l_m`` (the largest ``|l'| (max f - min f)`` seen),
     ``l_m_scale`` (``max{l_m, 1}`` in use), ``B``, ``C``, ``T``, ``eta``, ``lam``,
     ``upsilon``, ``theorem2_condition``.

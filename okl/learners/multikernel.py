@@ -12,7 +12,7 @@ from okl._validation import LOSS_CODES
 from okl.kernels import Gaussian
 from okl.learners._multikernel import OMKCCore
 from okl.learners.base import ExampleBudgeted, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget, example_budget,
+from okl.learners.budget_kinds import (MemoryBudget, TimeBudget, example_budget,
                                   example_budget_param, memory_budget_param,
                                   memory_per_example, memory_used, time_budget_param,
                                   time_per_example, time_used)

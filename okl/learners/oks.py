@@ -13,7 +13,7 @@ from okl._validation import LOSS_CODES
 from okl.kernels import Gaussian, Laplacian
 from okl.learners._oks import OKSCore
 from okl.learners.base import ExampleBudgeted, HorizonLearner, OnlineLearner
-from okl.learners.budgets import (MemoryBudget, TimeBudget, example_budget,
+from okl.learners.budget_kinds import (MemoryBudget, TimeBudget, example_budget,
                                   example_budget_param, memory_budget_param,
                                   memory_per_example, memory_used, time_budget_param,
                                   time_per_example, time_used)
@@ -243,12 +243,12 @@ class BOKS(OKS):
     B : int >= 1, optional
         The example budget: entries over all ``K`` sets.  Exactly one of ``B``,
         ``memory_budget``, ``time_budget``.
-    memory_budget : float or okl.learners.budgets.MemoryBudget, optional
+    memory_budget : float or okl.learners.budget_kinds.MemoryBudget, optional
         A memory budget in quanta (Definition 1 of seed 004): an entry costs ``d + 1``
         (vector and coefficient) and the ``K`` cumulative losses are fixed, so ``B =
         floor((quanta - K) / (d + 1))``, Table 3's available budget ``B_0`` of BOKS (the
         single-kernel baseline's, minus the fixed state).
-    time_budget : float or okl.learners.budgets.TimeBudget, optional
+    time_budget : float or okl.learners.budget_kinds.TimeBudget, optional
         A per-round time budget in quanta: a round evaluates one kernel against one set,
         which may hold all ``B`` entries (``d + 1`` per entry, ``K`` fixed), so ``B =
         floor((quanta - K) / (d + 1))``.

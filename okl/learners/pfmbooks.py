@@ -14,7 +14,7 @@ from okl.kernels import gaussian_family as paper_kernels
 from okl.learners._experts import MSMWCore
 from okl.learners._pfmbooks import PFMBooksCore
 from okl.learners.base import HorizonLearner, OnlineLearner
-from okl.learners.budgets import (
+from okl.learners.budget_kinds import (
     MemoryBudget,
     TimeBudget,
     check_budget_choice,
@@ -132,7 +132,7 @@ class PFMBooks(HorizonLearner, OnlineLearner, PFMBooksCore):
     B : int >= 1 or None
         The example budget ``B = alpha T_mem`` of Theorems 4 and 6 (the capacity of ``S``).
     memory_budget : float, ``MemoryBudget`` or None
-        A memory budget in quanta (one quantum = one float64; ``okl.learners.budgets``).
+        A memory budget in quanta (one quantum = one float64; ``okl.learners.budget_kinds``).
         A stored example costs ``d + K'`` floats (its vector and its ``K'`` coefficients)
         and the fixed state is ``p_t`` (``K'`` floats), so ``B = floor((quanta - K') /
         (d + K'))``: the "available budget" ``d B_0 / (d + K')`` of the paper's Table 3.

@@ -13,7 +13,7 @@ round), ``ISKA`` (Zhang & Liao 2018; one shared budget, kernel alignment), ``BOM
 set, K coefficient vectors).
 """
 from okl.learners.batbooks import BATBooks
-from okl.learners.budgets import MemoryBudget, TimeBudget
+from okl.learners.budget_kinds import MemoryBudget, TimeBudget
 from okl.learners.lkmbooks import LKMBooks
 from okl.learners.multikernel import OMKC
 from okl.learners.pfmbooks import PFMBooks

@@ -9,7 +9,7 @@ from okl._learner import fields
 from okl._validation import check_decay
 from okl.kernels import Gaussian
 from okl.params import INT_MAX, Choice, Int, KernelParam, Real, Seed
-from okl.learners._budget import BOGDCore, ForgetronCore, NORMAReplaceCore, RBPCore
+from okl.learners._fixed_budget import BOGDCore, ForgetronCore, NORMAReplaceCore, RBPCore
 from okl.learners.base import KernelExpansion, OnlineLearner
 from okl.registry import register_learner
 
