@@ -64,7 +64,8 @@ def _parser():
                           "many rounds instead of per-round arrays (default 1000)")
     run.add_argument("--no-progress", dest="no_progress", action="store_true",
                      help="no progress bar")
-    swp = sub.add_parser("sweep", help="a grid of learners, parameters, kernels and permutations")
+    swp = sub.add_parser("sweep", help="a grid of learners, parameters, kernels and permutations",
+                         conflict_handler="resolve")     # its --data is repeatable
     swp.add_argument("--learner", action="append", required=True,
                      help="an okl learner or module:Class of your own (repeatable)")
     swp.add_argument("--kernel", default="gaussian",
@@ -75,6 +76,10 @@ def _parser():
     swp.add_argument("--permutations", type=_positive_int, default=1,
                      help="random orders of the stream per configuration (default 1)")
     _add_data_arguments(swp)
+    swp.add_argument("--data", action="append", metavar="DATA",
+                     help="a LIBSVM/CSV file, a benchmark dataset name (a9a, w8a, magic04, ...) "
+                          "or a synthetic stream: " + ", ".join(SYNTHETIC) + "; repeatable: "
+                          "the grid runs on each, every row names its dataset (default xor)")
     swp.add_argument("--jobs", type=_jobs, default=1,
                      help="local worker processes (joblib; -1: every core; default 1)")
     swp.add_argument("--dask", metavar="ADDRESS",
@@ -367,24 +372,36 @@ def _sweep(args) -> int:
 
     for name in args.learner:      # before the data is read and the journal is made
         check_required(learners.learner_class(name), grid)
-    X, y, source = _stream(args)
+    datasets = list(dict.fromkeys(args.data or ["xor"]))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    journal = out.with_name(out.name + "-journal.jsonl")
-    before = _journal_runs(journal) if args.resume else 0
+    # one journal per dataset (each holds its data's fingerprint); one dataset: as before
+    journals = [out.with_name(out.name + "-journal.jsonl")] if len(datasets) == 1 else \
+        [out.with_name(f"{out.name}-journal-{i}.jsonl") for i in range(1, len(datasets) + 1)]
+    before = sum(_journal_runs(j) for j in journals) if args.resume else 0
+    rows, sources = [], []
     try:
-        rows = sw.sweep(grid, X, y, permutations=args.permutations, seed=args.seed,
-                        n_jobs=args.jobs, scheduler=args.dask, progress=not args.no_progress,
-                        journal=journal, resume=args.resume, timing=args.timing)
+        for data, journal in zip(datasets, journals):
+            X, y, source = _stream(argparse.Namespace(**{**vars(args), "data": data}))
+            sources.append(source)
+            rows += sw.sweep(grid, X, y, permutations=args.permutations, seed=args.seed,
+                             n_jobs=args.jobs, scheduler=args.dask,
+                             progress=not args.no_progress, journal=journal,
+                             resume=args.resume, timing=args.timing, dataset=data)
+            del X, y                 # one dataset in memory at a time
     except KeyboardInterrupt:
-        print(f"okl: interrupted; {_journal_runs(journal)} finished run(s) are saved in "
-              f"{journal}: run the same command with --resume to continue", file=sys.stderr)
+        if not any(j.exists() for j in journals):
+            raise                    # while the first data were read: nothing saved
+        saved = sum(_journal_runs(j) for j in journals)
+        print(f"okl: interrupted; {saved} finished run(s) are saved in "
+              f"{_journal_names(journals)}: run the same command with --resume to continue",
+              file=sys.stderr)
         return 130
     except ValueError:
         raise                        # bad arguments or data: main() reports them
     except Exception as exc:         # noqa: BLE001 - reported, or re-raised with a note
-        hint = (f"{_journal_runs(journal)} finished run(s) are saved in {journal}: run the "
-                f"same command with --resume to continue")
+        hint = (f"{sum(_journal_runs(j) for j in journals)} finished run(s) are saved in "
+                f"{_journal_names(journals)}: run the same command with --resume to continue")
         if type(exc).__name__ in ("TerminatedWorkerError", "KilledWorker"):  # a lost worker
             print(f"okl: error: a worker process died ({type(exc).__name__}); {hint}",
                   file=sys.stderr)
@@ -396,13 +413,21 @@ def _sweep(args) -> int:
     sw.write_csv(rows, out.with_name(out.name + ".csv"))
     sw.write_csv(summary, out.with_name(out.name + "-summary.csv"))
     sw.write_json(summary, out.with_name(out.name + "-summary.json"))
-    journal.unlink()                 # the outputs now hold every run
-    resumed = f" ({before} from {journal.name})" if before else ""
-    print(f"{len(rows)} runs{resumed} on {source}; mean and standard deviation over "
-          f"{args.permutations} permutation(s):")
+    for journal in journals:         # the outputs now hold every run
+        journal.unlink()
+    names = journals[0].name if len(journals) == 1 else f"{len(journals)} journals"
+    resumed = f" ({before} from {names})" if before else ""
+    print(f"{len(rows)} runs{resumed} on {', '.join(sources)}; mean and standard deviation "
+          f"over {args.permutations} permutation(s):")
     print(sw.format_table(summary))
     print(f"wrote {out}.csv, {out}-summary.csv, {out}-summary.json")
     return 0
+
+
+def _journal_names(journals) -> str:
+    """The journals of a sweep that exist, for a message (the first when none does)."""
+    there = [str(j) for j in journals if Path(j).exists()] or [str(journals[0])]
+    return ", ".join(there)
 
 
 def _journal_runs(path) -> int:

@@ -138,16 +138,19 @@ def _accepted_anywhere(grid) -> set:
     return names
 
 
-def run_one(config: Config, X, y, permutation: int, seed: int = 0, timing: bool = True) -> dict:
+def run_one(config: Config, X, y, permutation: int, seed: int = 0, timing: bool = True,
+            dataset: str | None = None) -> dict:
     """One row of a sweep: ``config`` on permutation ``permutation`` of ``(X, y)``.
 
     ``timing=False`` leaves out the wall-clock ``seconds``, the one value of a row
-    that is not a function of its inputs.
+    that is not a function of its inputs.  ``dataset`` names the data in the row's
+    first column (``dataset``); without it the row has no such column.
     """
     order, learner_seed = sweep_order(seed, permutation, X.shape[0])
     learner = config.build(seed=learner_seed)
     trace = learner.run(X[order], None if y is None else np.asarray(y)[order])
-    row = config.as_dict()
+    row = {} if dataset is None else {"dataset": dataset}
+    row.update(config.as_dict())
     row.update(permutation=permutation, seed=seed, rounds=trace.n_rounds,
                average_loss=trace.average_loss, final_budget=trace.final_budget,
                max_budget=int(trace.budget.max()), seconds=trace.seconds)
@@ -161,8 +164,10 @@ def run_one(config: Config, X, y, permutation: int, seed: int = 0, timing: bool 
     return row
 
 
-def _task(X, y, *, config, permutation, seed, timing):
-    return run_one(config, X, y, permutation, seed, timing)
+def _task(X, y, *, config, permutation, seed, timing, dataset=None):
+    if dataset is None:              # run_one's signature before datasets were named
+        return run_one(config, X, y, permutation, seed, timing)
+    return run_one(config, X, y, permutation, seed, timing, dataset=dataset)
 
 
 def run_key_of(config: Config, permutation: int) -> str:
@@ -179,7 +184,7 @@ def data_fingerprint(X, y) -> dict:
 
 def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
           scheduler=None, progress: bool = False, journal=None, resume: bool = False,
-          timing: bool = True) -> list[dict]:
+          timing: bool = True, dataset: str | None = None) -> list[dict]:
     """Run every configuration of ``grid`` on ``permutations`` orders of ``(X, y)``.
 
     Parameters
@@ -207,6 +212,12 @@ def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
     timing : bool
         Record each run's wall-clock ``seconds`` (``False``: rows are a function
         of the inputs only, so two sweeps give byte-identical tables).
+    dataset : str or None
+        The data's name, written first in every row (``dataset``) so that the rows
+        of sweeps over several datasets can be told apart and compared
+        (:mod:`okl.experiments.compare`).  Permutation ``p`` is the same order for
+        every configuration (it depends on ``seed``, ``p`` and the stream's length
+        only), so the runs of two learners pair by permutation.
 
     Returns
     -------
@@ -226,28 +237,31 @@ def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
     if journal is None:
         rows = [None] * len(tasks)
         for i, row in _run_tasks(tasks, range(len(tasks)), X, y, seed, timing, n_jobs,
-                                 scheduler, progress, 0):
+                                 scheduler, progress, 0, dataset):
             rows[i] = row
         return rows
     keys = [run_key_of(c, p) for c, p in tasks]
     header = {"kind": "okl sweep", "okl": okl.__version__, "data": data_fingerprint(X, y),
               "configurations": [c.as_dict() for c in configs],
               "permutations": int(permutations), "seed": int(seed), "timing": bool(timing)}
+    if dataset is not None:
+        header["dataset"] = dataset
     with Journal(journal, header, resume=resume) as runs:
         todo = [i for i, key in enumerate(keys) if key not in runs]
         for i, row in _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler,
-                                 progress, len(tasks) - len(todo)):
+                                 progress, len(tasks) - len(todo), dataset):
             runs.record(keys[i], row)
         done = runs.done()
     # every row through the journal's exact encoding: resumed and fresh rows alike
     return [done[key] for key in keys]
 
 
-def _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler, progress, initial):
+def _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler, progress, initial,
+               dataset=None):
     """``(index, row)`` of the tasks ``todo`` in the order they finish."""
     if not todo:
         return
-    jobs = [(_task, dict(config=c, permutation=p, seed=seed, timing=timing))
+    jobs = [(_task, dict(config=c, permutation=p, seed=seed, timing=timing, dataset=dataset))
             for c, p in tasks]
     bar = Progress(progress, total=len(tasks), initial=initial)
     try:
