@@ -5,8 +5,9 @@ arguments it needs no download: a Gaussian-kernel Perceptron on a synthetic
 nonlinear stream.  ``okl sweep`` runs grids of learners, parameters, kernels and
 permutations (joblib locally, ``--dask ADDRESS`` on a cluster); ``okl bounds``
 puts a run's measured quantities beside the theorems' bounds on the same stream;
-``okl plot`` draws saved runs and sweeps; ``okl reproduce`` reruns the papers'
-figures and tables.
+``okl plot`` draws saved runs and sweeps; ``okl compare`` tests the differences between
+learners in their runs (significance marks, ranks, Friedman and post-hoc tests, a
+critical-difference diagram); ``okl reproduce`` reruns the papers' figures and tables.
 """
 from __future__ import annotations
 
@@ -134,6 +135,35 @@ def _parser():
     bnd.add_argument("--json", help="write the report (rows and curves) to this JSON file")
     bnd.add_argument("--plot", metavar="STEM",
                      help="save measured-against-bound curves as STEM*.png/.svg")
+    cmp = sub.add_parser("compare", help="significance marks, ranks, Friedman and post-hoc "
+                                         "tests, a critical-difference diagram of runs")
+    cmp.add_argument("results", nargs="+", metavar="RESULTS",
+                     help="runs CSVs: okl sweep's PREFIX.csv, a reproduction's STEM_runs.csv "
+                          "(one row per learner, dataset and permutation)")
+    cmp.add_argument("--metric", help="the column compared (default mistake_rate; a "
+                                      "reproduction's value; any numeric column)")
+    direction = cmp.add_mutually_exclusive_group()
+    direction.add_argument("--higher-is-better", dest="higher", action="store_true",
+                           default=None, help="a larger metric is better (needed for a "
+                                              "metric okl does not know)")
+    direction.add_argument("--lower-is-better", dest="higher", action="store_false",
+                           help="a smaller metric is better")
+    cmp.add_argument("--test", choices=("t", "wilcoxon"), default="t",
+                     help="one-sided test against each dataset's best, paired over shared "
+                          "permutations: t-test or Wilcoxon signed-rank (default t)")
+    cmp.add_argument("--alpha", type=float, default=0.05,
+                     help="level of every test (default 0.05)")
+    cmp.add_argument("--control", help="the learner Holm's procedure compares the others with "
+                                       "(default: the best average rank)")
+    cmp.add_argument("--best", action="store_true",
+                     help="keep each learner's configuration of best mean per dataset (a "
+                          "grid point selected in hindsight)")
+    cmp.add_argument("--no-tie-correction", dest="tie_correction", action="store_false",
+                     help="the Friedman statistic of Demsar (2006) from the average ranks, "
+                          "without scipy's correction for ties")
+    cmp.add_argument("--out", default="okl-compare",
+                     help="output prefix: PREFIX.csv, .tex, .md, .json and PREFIX-cd.png/.svg "
+                          "(default okl-compare)")
     plot = sub.add_parser("plot", help="figures of saved runs or of a sweep (PNG and SVG)")
     plot.add_argument("inputs", nargs="+",
                       help="traces saved by okl run --trace (.npz), or one sweep CSV")
@@ -424,6 +454,18 @@ def _sweep(args) -> int:
     return 0
 
 
+def _compare(args) -> int:
+    from okl.experiments.compare import compare
+
+    result = compare(args.results, args.metric, higher_is_better=args.higher, test=args.test,
+                     alpha=args.alpha, control=args.control, best=args.best,
+                     tie_correction=args.tie_correction)
+    print(result.format_text())
+    files = result.write(args.out)
+    print("wrote " + ", ".join(str(f) for f in files))
+    return 0
+
+
 def _journal_names(journals) -> str:
     """The journals of a sweep that exist, for a message (the first when none does)."""
     there = [str(j) for j in journals if Path(j).exists()] or [str(journals[0])]
@@ -493,6 +535,8 @@ def _main(args) -> int:
             return _sweep(args)
         if args.command == "plot":
             return _plot(args)
+        if args.command == "compare":
+            return _compare(args)
         if args.command == "bounds":
             from okl.experiments.bounds import command as bounds_command
 

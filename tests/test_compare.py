@@ -264,6 +264,32 @@ def test_a_sweep_compared_from_its_csv_and_from_its_rows(tmp_path, capsys):
                                        "rank", "p_value", "marked"]
 
 
+def test_okl_compare_prints_the_table_and_writes_every_output(tmp_path, capsys):
+    path = _swept(tmp_path)
+    capsys.readouterr()
+    out = tmp_path / "res" / "cmp"
+    assert main(["compare", path, "--out", str(out), "--control", "perceptron"]) == 0
+    text = capsys.readouterr().out
+    assert "average rank" in text and "Friedman test over N = 3 datasets, k = 3" in text
+    assert "Iman-Davenport" in text and "Nemenyi" in text and "Holm against Perceptron" in text
+    for suffix in (".csv", ".tex", ".md", ".json", "-cd.png", "-cd.svg"):
+        assert (tmp_path / "res" / f"cmp{suffix}").stat().st_size > 200, suffix
+    with open(f"{out}.csv") as fh:
+        tidy = list(csv.DictReader(fh))
+    assert list(tidy[0])[:9] == ["learner", "dataset", "metric", "mean", "std", "n", "rank",
+                                 "p_value", "marked"]
+    assert len(tidy) == 9 and {r["metric"] for r in tidy} == {"mistake_rate"}
+    assert sum(r["marked"] == "best" for r in tidy) == 3
+    summary = json.loads(open(f"{out}.json").read())
+    assert summary["control"] == "Perceptron" and len(summary["holm"]) == 2
+    tex = open(f"{out}.tex").read()
+    assert "\\toprule" in tex and "\\bottomrule" in tex and tex.count("\\textbf{") >= 3
+    assert "Average rank" in tex
+    md = open(f"{out}.md").read()
+    assert md.startswith("| dataset | Perceptron | NORMA | BOGD |") and "**" in md
+    assert text.splitlines()[0].split() == ["dataset", "Perceptron", "NORMA", "BOGD"]
+
+
 def test_latex_and_markdown_marks(tmp_path):
     runs = _paired_runs({"my_learner": [0.10, 0.11, 0.12], "B&B": [0.105, 0.112, 0.121],
                          "C": [0.30, 0.31, 0.32]})
@@ -349,3 +375,12 @@ def test_bad_input_is_named():
     assert "1 run(s) given twice with the same value are counted once" in same.notes
     with pytest.raises(ValueError, match="needs 'learner' and 'permutation'"):
         compare([{"learner": "A", "mistake_rate_mean": 0.1}])
+
+
+def test_cli_compare_errors_are_one_line(tmp_path, capsys):
+    summary = tmp_path / "s-summary.csv"
+    summary.write_text("learner,permutations,mistake_rate_mean\nA,3,0.1\n")
+    assert main(["compare", str(summary)]) == 2
+    assert "is not a runs CSV" in capsys.readouterr().err
+    assert main(["compare", str(tmp_path / "missing.csv")]) == 2
+    assert "missing.csv" in capsys.readouterr().err
