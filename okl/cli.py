@@ -450,6 +450,14 @@ def _sweep(args) -> int:
     print(f"{len(rows)} runs{resumed} on {', '.join(sources)}; mean and standard deviation "
           f"over {args.permutations} permutation(s):")
     print(sw.format_table(summary))
+    if len(datasets) > 1:          # the ranks across datasets, as okl compare gives them
+        from okl.experiments.compare import compare
+
+        ranks = compare(rows).average_ranks
+        if ranks:
+            print(f"average rank over the datasets (1 = best): "
+                  + ", ".join(f"{k} {v:.2f}" for k, v in ranks.items())
+                  + f"; okl compare {out}.csv tests the differences")
     print(f"wrote {out}.csv, {out}-summary.csv, {out}-summary.json")
     return 0
 

@@ -70,6 +70,12 @@ def test_summary_is_mean_and_sample_std_over_permutations():
         assert len(mine) == 4
         assert s["mistake_rate_mean"] == pytest.approx(np.mean(mine), rel=1e-12)
         assert s["mistake_rate_std"] == pytest.approx(np.std(mine, ddof=1), rel=1e-12)
+    # the rank of each configuration by mean mistake rate (1 = best, ties averaged)
+    from scipy.stats import rankdata
+
+    assert [s["rank"] for s in summary] == rankdata(
+        [s["mistake_rate_mean"] for s in summary]).tolist()
+    assert list(summary[0]).index("rank") == list(summary[0]).index("mistake_rate_std") + 1
 
 
 def test_joblib_processes_give_the_same_rows():
@@ -144,6 +150,16 @@ def test_a_sweep_over_several_datasets_names_each_row(tmp_path, capsys):
     assert [(s["dataset"], s["learner"]) for s in summary] == [
         ("xor", "Perceptron"), ("xor", "NORMA"), ("drifting", "Perceptron"),
         ("drifting", "NORMA")]
+    # ranks within each dataset, and their average over the datasets
+    for ds in ("xor", "drifting"):
+        mine = [s for s in summary if s["dataset"] == ds]
+        low = min(mine, key=lambda s: s["mistake_rate_mean"])
+        assert sorted(s["rank"] for s in mine) in ([1.0, 2.0], [1.5, 1.5])
+        assert low["rank"] == min(s["rank"] for s in mine)
+    average = {n: np.mean([s["rank"] for s in summary if s["learner"] == n])
+               for n in ("Perceptron", "NORMA")}
+    assert (f"average rank over the datasets (1 = best): Perceptron {average['Perceptron']:.2f}, "
+            f"NORMA {average['NORMA']:.2f}") in text
 
 
 def test_an_interrupted_sweep_over_several_datasets_resumes(tmp_path, monkeypatch, capsys):

@@ -278,6 +278,9 @@ def summarize(rows: list[dict], metric: str | None = None) -> list[dict]:
     ``metric`` defaults to ``mistake_rate`` for classification rows and
     ``average_loss`` otherwise; ``seconds`` is always summarized too.  The
     standard deviation is the sample one (``ddof=1``; 0 for one permutation).
+    ``rank`` (after the metric's mean and std) is the configuration's rank on its
+    dataset by mean metric: 1 the best, ties averaged (a metric whose direction
+    :data:`okl.experiments.compare.DIRECTIONS` does not know gets no rank).
     """
     if not rows:
         return []
@@ -298,6 +301,32 @@ def summarize(rows: list[dict], metric: str | None = None) -> list[dict]:
             vals = np.array([r[m] for r in members], dtype=float)
             entry[f"{m}_mean"] = float(vals.mean())
             entry[f"{m}_std"] = float(vals.std(ddof=1)) if vals.size > 1 else 0.0
+        out.append((name, entry))
+    return _ranked(out)
+
+
+def _ranked(entries) -> list[dict]:
+    """The summary ``[(metric, entry), ...]`` with each entry's ``rank`` on its dataset."""
+    from scipy.stats import rankdata
+
+    from okl.experiments.compare import DIRECTIONS
+
+    groups: dict = {}
+    for i, (name, entry) in enumerate(entries):
+        if name in DIRECTIONS:
+            groups.setdefault((_hashable(entry.get("dataset")), name), []).append(i)
+    ranks = {}
+    for (_, name), members in groups.items():
+        sign = -1.0 if DIRECTIONS[name] else 1.0
+        values = rankdata([sign * entries[i][1][f"{name}_mean"] for i in members])
+        ranks.update({i: float(r) for i, r in zip(members, values)})
+    out = []
+    for i, (name, entry) in enumerate(entries):
+        if i in ranks:
+            keys = list(entry)
+            cut = keys.index(f"{name}_std") + 1
+            entry = {**{k: entry[k] for k in keys[:cut]}, "rank": ranks[i],
+                     **{k: entry[k] for k in keys[cut:]}}
         out.append(entry)
     return out
 
