@@ -324,6 +324,11 @@ def test_configurations_are_labelled_or_the_best_kept():
     assert best.row("NORMA", "d")["mean"] == pytest.approx(0.16)
     assert best.row("NORMA", "d")["config"] == "lam=0.01"
     assert any("selected in hindsight" in n for n in best.notes)
+    # a reproduction's params (a dict, or its JSON in a runs CSV) name the configuration
+    grid = [{"dataset": "d", "learner": "FOGD", "params": params, "permutation": p,
+             "value": v} for params, base in (({"eta": 0.1}, 0.2), ('{"eta": 1.0}', 0.3))
+            for p, v in enumerate((base, base + 0.01))]
+    assert compare(grid).learners == ["FOGD eta=0.1", "FOGD eta=1"]
 
 
 def test_two_learners_across_datasets_get_wilcoxon_and_one_dataset_no_test():

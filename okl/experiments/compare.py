@@ -120,18 +120,25 @@ def _missing(value) -> bool:
     return value is None or value == "" or (isinstance(value, float) and math.isnan(value))
 
 
-def _text(value) -> str:
-    if isinstance(value, (float, np.floating)):
-        return f"{value:g}"
+def _as_dict(value):
+    """``value`` as a dict when it is one or the JSON text of one, else None."""
     if isinstance(value, dict):
-        return ", ".join(f"{k}={_text(v)}" for k, v in value.items())
+        return value
     if isinstance(value, str) and value.startswith("{"):
         try:
             parsed = json.loads(value)
         except ValueError:
-            return value
-        if isinstance(parsed, dict):
-            return _text(parsed)
+            return None
+        return parsed if isinstance(parsed, dict) else None
+    return None
+
+
+def _text(value) -> str:
+    if isinstance(value, (float, np.floating)):
+        return f"{value:g}"
+    inner = _as_dict(value)
+    if inner is not None:
+        return ", ".join(f"{k}={_text(v)}" for k, v in inner.items())
     return str(value)
 
 
@@ -166,7 +173,14 @@ def _runs(rows, metric) -> tuple[list[_Run], list[str]]:
         stream = ("seed", _text(seed)) if not _missing(seed) else ("file", row["_source"])
         key = (int(float(row["permutation"])), *stream,
                "" if _missing(rounds) else int(float(rounds)))
-        config = tuple((k, _text(row[k])) for k in row["_config"] if not _missing(row.get(k)))
+        config = []
+        for k in row["_config"]:
+            v = row.get(k)
+            if not _missing(v):          # a reproduction's params: {"eta": 0.1} -> eta=0.1
+                inner = _as_dict(v)
+                config += [(k, _text(v))] if inner is None else \
+                    [(kk, _text(vv)) for kk, vv in inner.items()]
+        config = tuple(config)
         runs.append(_Run(str(dataset), str(row["learner"]), config, key, value))
     if skipped:
         notes.append(f"{skipped} run(s) without a finite {metric} are left out")
@@ -481,19 +495,27 @@ class Comparison:
         atomic_write(path, buf.getvalue(), newline="")
         return Path(path)
 
-    def plot(self, stem) -> list[Path]:
-        """The critical-difference diagram as ``stem.png`` and ``stem.svg`` ([] when
-        there is no Nemenyi test: fewer than three learners or two datasets)."""
+    def figure(self):
+        """The critical-difference diagram (a matplotlib figure; ``None`` when there is
+        no Nemenyi test: fewer than three learners or two datasets)."""
         if not self.nemenyi:
-            return []
-        from okl.plotting import plot_critical_difference, save_figure
+            return None
+        from okl.plotting import plot_critical_difference
 
         N = len(self.ranked_datasets)
-        fig = plot_critical_difference(
+        return plot_critical_difference(
             self.average_ranks, self.nemenyi["pvalues"], cd=self.nemenyi["cd"],
             alpha=self.alpha,
-            title=f"{self._unit()}: average ranks over {N} datasets (Nemenyi, "
+            title=f"{self.metric}: average ranks over {N} datasets (Nemenyi, "
                   f"alpha = {self.alpha:g}, CD = {self.nemenyi['cd']:.2f})")
+
+    def plot(self, stem) -> list[Path]:
+        """:meth:`figure` saved as ``stem.png`` and ``stem.svg`` ([] without one)."""
+        fig = self.figure()
+        if fig is None:
+            return []
+        from okl.plotting import save_figure
+
         return save_figure(fig, stem)
 
     def write(self, prefix) -> list[Path]:
