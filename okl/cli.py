@@ -462,6 +462,14 @@ def _sweep(args) -> int:
     return 0
 
 
+def _journal_runs(path) -> int:
+    """Complete run records in a sweep journal (0 if there is none)."""
+    try:
+        return max(Path(path).read_bytes().count(b"\n") - 1, 0)
+    except FileNotFoundError:
+        return 0
+
+
 def _compare(args) -> int:
     from okl.experiments.compare import compare
 
@@ -478,14 +486,6 @@ def _journal_names(journals) -> str:
     """The journals of a sweep that exist, for a message (the first when none does)."""
     there = [str(j) for j in journals if Path(j).exists()] or [str(journals[0])]
     return ", ".join(there)
-
-
-def _journal_runs(path) -> int:
-    """Complete run records in a sweep journal (0 if there is none)."""
-    try:
-        return max(Path(path).read_bytes().count(b"\n") - 1, 0)
-    except FileNotFoundError:
-        return 0
 
 
 #: The ``okl`` command's advice for labels that need a mapping (the loaders' ``labels=``
