@@ -5,8 +5,9 @@ arguments it needs no download: a Gaussian-kernel Perceptron on a synthetic
 nonlinear stream.  ``okl sweep`` runs grids of learners, parameters, kernels and
 permutations (joblib locally, ``--dask ADDRESS`` on a cluster); ``okl bounds``
 puts a run's measured quantities beside the theorems' bounds on the same stream;
-``okl plot`` draws saved runs and sweeps; ``okl reproduce`` reruns the papers'
-figures and tables.
+``okl plot`` draws saved runs and sweeps; ``okl compare`` tests the differences between
+learners in their runs (significance marks, ranks, Friedman and post-hoc tests, a
+critical-difference diagram); ``okl reproduce`` reruns the papers' figures and tables.
 """
 from __future__ import annotations
 
@@ -204,7 +205,8 @@ def _parser():
                           "many rounds instead of per-round arrays (default 1000)")
     run.add_argument("--no-progress", dest="no_progress", action="store_true",
                      help="no progress bar")
-    swp = sub.add_parser("sweep", help="a grid of learners, parameters, kernels and permutations")
+    swp = sub.add_parser("sweep", help="a grid of learners, parameters, kernels and permutations",
+                         conflict_handler="resolve")     # its --data is repeatable
     swp.add_argument("--learner", action="append", required=True,
                      help="an okl learner or module:Class of your own (repeatable)")
     swp.add_argument("--kernel", default="gaussian",
@@ -215,6 +217,10 @@ def _parser():
     swp.add_argument("--permutations", type=_positive_int, default=1,
                      help="random orders of the stream per configuration (default 1)")
     _add_data_arguments(swp)
+    swp.add_argument("--data", action="append", metavar="DATA",
+                     help="a LIBSVM/CSV file, a benchmark dataset name (a9a, w8a, magic04, ...) "
+                          "or a synthetic stream: " + ", ".join(SYNTHETIC) + "; repeatable: "
+                          "the grid runs on each, every row names its dataset (default xor)")
     swp.add_argument("--jobs", type=_jobs, default=1,
                      help="local worker processes (joblib; -1: every core; default 1)")
     swp.add_argument("--dask", metavar="ADDRESS",
@@ -269,6 +275,35 @@ def _parser():
     bnd.add_argument("--json", help="write the report (rows and curves) to this JSON file")
     bnd.add_argument("--plot", metavar="STEM",
                      help="save measured-against-bound curves as STEM*.png/.svg")
+    cmp = sub.add_parser("compare", help="significance marks, ranks, Friedman and post-hoc "
+                                         "tests, a critical-difference diagram of runs")
+    cmp.add_argument("results", nargs="+", metavar="RESULTS",
+                     help="runs CSVs: okl sweep's PREFIX.csv, a reproduction's STEM_runs.csv "
+                          "(one row per learner, dataset and permutation)")
+    cmp.add_argument("--metric", help="the column compared (default mistake_rate; a "
+                                      "reproduction's value; any numeric column)")
+    direction = cmp.add_mutually_exclusive_group()
+    direction.add_argument("--higher-is-better", dest="higher", action="store_true",
+                           default=None, help="a larger metric is better (needed for a "
+                                              "metric okl does not know)")
+    direction.add_argument("--lower-is-better", dest="higher", action="store_false",
+                           help="a smaller metric is better")
+    cmp.add_argument("--test", choices=("t", "wilcoxon"), default="t",
+                     help="one-sided test against each dataset's best, paired over shared "
+                          "permutations: t-test or Wilcoxon signed-rank (default t)")
+    cmp.add_argument("--alpha", type=float, default=0.05,
+                     help="level of every test (default 0.05)")
+    cmp.add_argument("--control", help="the learner Holm's procedure compares the others with "
+                                       "(default: the best average rank)")
+    cmp.add_argument("--best", action="store_true",
+                     help="keep each learner's configuration of best mean per dataset (a "
+                          "grid point selected in hindsight)")
+    cmp.add_argument("--no-tie-correction", dest="tie_correction", action="store_false",
+                     help="the Friedman statistic of Demsar (2006) from the average ranks, "
+                          "without scipy's correction for ties")
+    cmp.add_argument("--out", default="okl-compare",
+                     help="output prefix: PREFIX.csv, .tex, .md, .json and PREFIX-cd.png/.svg "
+                          "(default okl-compare)")
     plot = sub.add_parser("plot", help="figures of saved runs or of a sweep (PNG and SVG)")
     plot.add_argument("inputs", nargs="+",
                       help="traces saved by okl run --trace (.npz), or one sweep CSV")
@@ -504,25 +539,39 @@ def _sweep(args) -> int:
 
     grid = {"learner": args.learner, "kernel": args.kernel.split(",")}
     grid.update(_assignments(args.param, lists=True))
-    configs = sw.configurations(grid)   # every check, before the data is read and the journal
-    X, y, source = _stream(args, [c.build(0) for c in configs])
+    configs = sw.configurations(grid)   # every check, before any data is read
+    learners_of_grid = [c.build(0) for c in configs]
+    datasets = list(dict.fromkeys(args.data or ["xor"]))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    journal = out.with_name(out.name + "-journal.jsonl")
-    before = _journal_runs(journal) if args.resume else 0
+    # one journal per dataset (each holds its data's fingerprint); one dataset: as before
+    journals = [out.with_name(out.name + "-journal.jsonl")] if len(datasets) == 1 else \
+        [out.with_name(f"{out.name}-journal-{i}.jsonl") for i in range(1, len(datasets) + 1)]
+    before = sum(_journal_runs(j) for j in journals) if args.resume else 0
+    rows, sources = [], []
     try:
-        rows = sw.sweep(grid, X, y, permutations=args.permutations, seed=args.seed,
-                        n_jobs=args.jobs, scheduler=args.dask, progress=not args.no_progress,
-                        journal=journal, resume=args.resume, timing=args.timing)
+        for data, journal in zip(datasets, journals):
+            X, y, source = _stream(argparse.Namespace(**{**vars(args), "data": data}),
+                                   learners_of_grid)
+            sources.append(source)
+            rows += sw.sweep(grid, X, y, permutations=args.permutations, seed=args.seed,
+                             n_jobs=args.jobs, scheduler=args.dask,
+                             progress=not args.no_progress, journal=journal,
+                             resume=args.resume, timing=args.timing, dataset=data)
+            del X, y                 # one dataset in memory at a time
     except KeyboardInterrupt:
-        print(f"okl: interrupted; {_journal_runs(journal)} finished run(s) are saved in "
-              f"{journal}: run the same command with --resume to continue", file=sys.stderr)
+        if not any(j.exists() for j in journals):
+            raise                    # while the first data were read: nothing saved
+        saved = sum(_journal_runs(j) for j in journals)
+        print(f"okl: interrupted; {saved} finished run(s) are saved in "
+              f"{_journal_names(journals)}: run the same command with --resume to continue",
+              file=sys.stderr)
         return 130
     except ValueError:
         raise                        # bad arguments or data: main() reports them
     except Exception as exc:         # noqa: BLE001 - reported, or re-raised with a note
-        hint = (f"{_journal_runs(journal)} finished run(s) are saved in {journal}: run the "
-                f"same command with --resume to continue")
+        hint = (f"{sum(_journal_runs(j) for j in journals)} finished run(s) are saved in "
+                f"{_journal_names(journals)}: run the same command with --resume to continue")
         if type(exc).__name__ in ("TerminatedWorkerError", "KilledWorker"):  # a lost worker
             print(f"okl: error: a worker process died ({type(exc).__name__}); {hint}",
                   file=sys.stderr)
@@ -534,11 +583,21 @@ def _sweep(args) -> int:
     sw.write_csv(rows, out.with_name(out.name + ".csv"))
     sw.write_csv(summary, out.with_name(out.name + "-summary.csv"))
     sw.write_json(summary, out.with_name(out.name + "-summary.json"))
-    journal.unlink()                 # the outputs now hold every run
-    resumed = f" ({before} from {journal.name})" if before else ""
-    print(f"{len(rows)} runs{resumed} on {source}; mean and standard deviation over "
-          f"{args.permutations} permutation(s):")
+    for journal in journals:         # the outputs now hold every run
+        journal.unlink()
+    names = journals[0].name if len(journals) == 1 else f"{len(journals)} journals"
+    resumed = f" ({before} from {names})" if before else ""
+    print(f"{len(rows)} runs{resumed} on {', '.join(sources)}; mean and standard deviation "
+          f"over {args.permutations} permutation(s):")
     print(sw.format_table(summary))
+    if len(datasets) > 1:          # the ranks across datasets, as okl compare gives them
+        from okl.experiments.compare import compare
+
+        ranks = compare(rows).average_ranks
+        if ranks:
+            print("average rank over the datasets (1 = best): "
+                  + ", ".join(f"{k} {v:.2f}" for k, v in ranks.items())
+                  + f"; okl compare {out}.csv tests the differences")
     print(f"wrote {out}.csv, {out}-summary.csv, {out}-summary.json")
     return 0
 
@@ -573,6 +632,24 @@ def _journal_runs(path) -> int:
         return max(Path(path).read_bytes().count(b"\n") - 1, 0)
     except FileNotFoundError:
         return 0
+
+
+def _compare(args) -> int:
+    from okl.experiments.compare import compare
+
+    result = compare(args.results, args.metric, higher_is_better=args.higher, test=args.test,
+                     alpha=args.alpha, control=args.control, best=args.best,
+                     tie_correction=args.tie_correction)
+    print(result.format_text())
+    files = result.write(args.out)
+    print("wrote " + ", ".join(str(f) for f in files))
+    return 0
+
+
+def _journal_names(journals) -> str:
+    """The journals of a sweep that exist, for a message (the first when none does)."""
+    there = [str(j) for j in journals if Path(j).exists()] or [str(journals[0])]
+    return ", ".join(there)
 
 
 #: The ``okl`` command's advice for labels that need a mapping (the loaders' ``labels=``
@@ -631,6 +708,8 @@ def _main(args) -> int:
             return _sweep(args)
         if args.command == "plot":
             return _plot(args)
+        if args.command == "compare":
+            return _compare(args)
         if args.command == "bounds":
             return _bounds(args)
         if args.command == "reproduce":

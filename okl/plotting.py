@@ -7,7 +7,7 @@ import numpy as np
 
 __all__ = ["save_figure", "plot_cumulative_mistakes", "plot_mistake_rate", "plot_budget",
            "plot_against_bounds", "plot_time_vs_budget", "plot_image_grid",
-           "plot_agreement"]
+           "plot_agreement", "plot_critical_difference"]
 
 
 def _pyplot():
@@ -243,4 +243,37 @@ def plot_agreement(rows, *, metric: str = "AMR", percent: bool = True, stand_ins
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def plot_critical_difference(ranks: dict, pvalues, *, cd: float | None = None,
+                             alpha: float = 0.05, title: str = ""):
+    """A critical-difference diagram (Demsar 2006): the learners' average ranks on an
+    axis (1, the best, on the left), those whose post-hoc test does not reject at
+    ``alpha`` joined by a bar, and the critical difference ``cd`` drawn above.
+
+    ``ranks`` is ``{learner: average rank}``, ``pvalues`` the post-hoc p-values of each
+    pair (``{a: {b: p}}`` or a DataFrame).  Drawn by
+    ``scikit_posthocs.critical_difference_diagram``.
+    """
+    import pandas as pd
+    import scikit_posthocs as sp
+
+    plt = _pyplot()
+    names = list(ranks)
+    matrix = pd.DataFrame(pvalues).reindex(index=names, columns=names).astype(float)
+    fig, ax = plt.subplots(figsize=(7, 1.6 + 0.3 * len(names)))
+    sp.critical_difference_diagram(pd.Series(ranks, dtype=float), matrix, alpha=alpha, ax=ax,
+                                   label_fmt_left="{label} ({rank:.2f})",
+                                   label_fmt_right="({rank:.2f}) {label}")
+    k = len(names)
+    ax.set_xlim(1 - 0.02 * k, k + 0.02 * k)        # the whole range of ranks, 1 to k
+    ax.set_xticks(range(1, k + 1))
+    if cd is not None:                             # above the axis, from rank 1
+        ax.plot([1, 1 + cd], [0.6, 0.6], color="k", lw=2)
+        ax.plot([1, 1], [0.5, 0.7], color="k", lw=1)
+        ax.plot([1 + cd, 1 + cd], [0.5, 0.7], color="k", lw=1)
+        ax.text(1 + cd / 2, 0.8, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=9)
+    if title:
+        ax.set_title(title, fontsize=9, pad=28)
     return fig

@@ -70,6 +70,12 @@ def test_summary_is_mean_and_sample_std_over_permutations():
         assert len(mine) == 4
         assert s["mistake_rate_mean"] == pytest.approx(np.mean(mine), rel=1e-12)
         assert s["mistake_rate_std"] == pytest.approx(np.std(mine, ddof=1), rel=1e-12)
+    # the rank of each configuration by mean mistake rate (1 = best, ties averaged)
+    from scipy.stats import rankdata
+
+    assert [s["rank"] for s in summary] == rankdata(
+        [s["mistake_rate_mean"] for s in summary]).tolist()
+    assert list(summary[0]).index("rank") == list(summary[0]).index("mistake_rate_std") + 1
 
 
 def test_joblib_processes_give_the_same_rows():
@@ -100,13 +106,90 @@ def test_cli_sweep_writes_tidy_tables(tmp_path, capsys):
     assert "6 runs" in text and "mistake_rate_mean" in text
     with open(f"{out}.csv") as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == 6 and list(rows[0])[:4] == ["learner", "kernel", "sigma", "lam"]
+    assert len(rows) == 6 and list(rows[0])[:5] == ["dataset", "learner", "kernel", "sigma",
+                                                    "lam"]
+    assert {r["dataset"] for r in rows} == {"xor"}          # --data's default
     summary = json.loads((tmp_path / "res" / "grid-summary.json").read_text())
     assert [s["learner"] for s in summary] == ["Perceptron", "NORMA", "NORMA"]
     X, y = xor_stream(300, 3, seed=0)
     direct = sw.summarize(sw.sweep({"learner": ["NORMA"], "lam": [0.2], "sigma": [1.0]},
                                    X, y, permutations=2))
     assert summary[2]["mistake_rate_mean"] == direct[0]["mistake_rate_mean"]
+
+
+def test_a_sweep_over_several_datasets_names_each_row(tmp_path, capsys):
+    """``--data`` repeated: the grid runs on each stream, every row names its dataset,
+    and permutation p of a dataset is one order for every learner (so runs pair)."""
+    out = tmp_path / "two"
+    argv = ["sweep", "--learner", "Perceptron", "--learner", "NORMA", "-p", "tau=30",
+            "--data", "xor", "--data", "drifting", "--permutations", "2", "--rounds", "200",
+            "--features", "3", "--seed", "4", "--out", str(out), "--no-progress",
+            "--no-timing"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "8 runs on synthetic xor stream" in text and "drifting Gaussian mixture" in text
+    with open(f"{out}.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["dataset"], r["learner"], r["permutation"]) for r in rows] == [
+        (d, learner, str(p)) for d in ("xor", "drifting") for learner in ("Perceptron", "NORMA")
+        for p in range(2)]
+    assert not list(tmp_path.glob("*journal*"))
+    X, y = xor_stream(200, 3, seed=4)
+    direct = sw.sweep({"learner": ["Perceptron", "NORMA"], "tau": [30], "sigma": [1.0]},
+                      X, y, permutations=2, seed=4, timing=False, dataset="xor")
+    assert [str(r["mistake_rate"]) for r in direct] == [r["mistake_rate"] for r in rows[:4]]
+    # both learners ran permutation p on the same order: sweep_order(seed, p, T)
+    for p in range(2):
+        order = np.random.default_rng([4, p]).permutation(200)
+        perceptron = okl.Perceptron(kernel=okl.Gaussian(1.0)).run(X[order], y[order])
+        assert rows[p]["mistake_rate"] == str(perceptron.mistake_rate)
+        seed = int(np.random.default_rng([4, p, 1]).integers(2 ** 31))
+        norma = okl.NORMA(kernel=okl.Gaussian(1.0), tau=30, seed=seed).run(X[order], y[order])
+        assert rows[2 + p]["mistake_rate"] == str(norma.mistake_rate)
+    summary = json.loads((tmp_path / "two-summary.json").read_text())
+    assert [(s["dataset"], s["learner"]) for s in summary] == [
+        ("xor", "Perceptron"), ("xor", "NORMA"), ("drifting", "Perceptron"),
+        ("drifting", "NORMA")]
+    # ranks within each dataset, and their average over the datasets
+    for ds in ("xor", "drifting"):
+        mine = [s for s in summary if s["dataset"] == ds]
+        low = min(mine, key=lambda s: s["mistake_rate_mean"])
+        assert sorted(s["rank"] for s in mine) in ([1.0, 2.0], [1.5, 1.5])
+        assert low["rank"] == min(s["rank"] for s in mine)
+    average = {n: np.mean([s["rank"] for s in summary if s["learner"] == n])
+               for n in ("Perceptron", "NORMA")}
+    assert (f"average rank over the datasets (1 = best): Perceptron {average['Perceptron']:.2f}, "
+            f"NORMA {average['NORMA']:.2f}") in text
+
+
+def test_an_interrupted_sweep_over_several_datasets_resumes(tmp_path, monkeypatch, capsys):
+    """One journal per dataset: interrupted in the second dataset, ``--resume`` runs only
+    what is missing and writes the files of an uninterrupted sweep, byte for byte."""
+    argv = ["sweep", "--learner", "Perceptron", "--data", "xor", "--data", "drifting",
+            "--permutations", "2", "--rounds", "150", "--features", "2", "--no-progress",
+            "--no-timing"]
+    assert main(argv + ["--out", str(tmp_path / "whole")]) == 0
+    real, calls = sw.sweep, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(kwargs["dataset"])
+        if kwargs["dataset"] == "drifting" and not kwargs["resume"]:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sw, "sweep", interrupted)
+    part = tmp_path / "part"
+    capsys.readouterr()
+    assert main(argv + ["--out", str(part)]) == 130
+    err = capsys.readouterr().err
+    assert "2 finished run(s) are saved in" in err and "part-journal-1.jsonl" in err
+    assert main(argv + ["--out", str(part), "--resume"]) == 0
+    assert "4 runs (2 from 2 journals)" in capsys.readouterr().out
+    assert calls == ["xor", "drifting", "xor", "drifting"]
+    for suffix in (".csv", "-summary.csv", "-summary.json"):
+        assert (tmp_path / f"part{suffix}").read_bytes() == \
+            (tmp_path / f"whole{suffix}").read_bytes()
+    assert not list(tmp_path.glob("*journal*"))
 
 
 def test_cli_run_any_learner_with_parameters(capsys):
@@ -176,7 +259,7 @@ def test_cli_reproduce_quick_runs_every_experiment(tmp_path, capsys, monkeypatch
 
 def test_a_dispatching_learner_takes_its_implementations_parameters(capsys):
     """PKAWV(basis=...) has one parameter set per basis: M only for taylor, mu only for
-    nystrom; a regressor's run reports its average loss."""
+    nystrom; a regressor's run reports its mean squared loss."""
     configs = sw.configurations({"learner": ["PKAWV"], "basis": ["taylor", "nystrom"],
                                  "M": [2], "mu": [0.5]})
     assert [(dict(c.params)["basis"], sorted(dict(c.params))) for c in configs] == [
@@ -187,7 +270,7 @@ def test_a_dispatching_learner_takes_its_implementations_parameters(capsys):
     assert main(["run", "--learner", "PKAWV", "-p", "basis='nystrom'", "--rounds", "300",
                  "--features", "3"]) == 0
     out = capsys.readouterr().out
-    assert "average loss" in out and "basis='nystrom'" in out
+    assert "mean squared loss" in out and "basis='nystrom'" in out
     X, y = xor_stream(300, 3, seed=0)
     direct = okl.PKAWV(basis="nystrom", kernel=okl.Gaussian(1.0), seed=0).run(X, y)
     assert f"{direct.average_loss:.4f}" in out

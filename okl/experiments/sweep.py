@@ -143,16 +143,19 @@ def _accepted_anywhere(grid) -> set:
     return names
 
 
-def run_one(config: Config, X, y, permutation: int, seed: int = 0, timing: bool = True) -> dict:
+def run_one(config: Config, X, y, permutation: int, seed: int = 0, timing: bool = True,
+            dataset: str | None = None) -> dict:
     """One row of a sweep: ``config`` on permutation ``permutation`` of ``(X, y)``.
 
     ``timing=False`` leaves out the wall-clock ``seconds``, the one value of a row
-    that is not a function of its inputs.
+    that is not a function of its inputs.  ``dataset`` names the data in the row's
+    first column (``dataset``); without it the row has no such column.
     """
     order, learner_seed = sweep_order(seed, permutation, X.shape[0])
     learner = config.build(seed=learner_seed)
     trace = learner.run(X[order], None if y is None else np.asarray(y)[order])
-    row = config.as_dict()
+    row = {} if dataset is None else {"dataset": dataset}
+    row.update(config.as_dict())
     row.update(permutation=permutation, seed=seed, rounds=trace.n_rounds,
                average_loss=trace.average_loss, final_budget=trace.final_budget,
                max_budget=int(trace.budget.max()), seconds=trace.seconds)
@@ -170,8 +173,10 @@ def run_one(config: Config, X, y, permutation: int, seed: int = 0, timing: bool 
     return row
 
 
-def _task(X, y, *, config, permutation, seed, timing):
-    return run_one(config, X, y, permutation, seed, timing)
+def _task(X, y, *, config, permutation, seed, timing, dataset=None):
+    if dataset is None:              # run_one's signature before datasets were named
+        return run_one(config, X, y, permutation, seed, timing)
+    return run_one(config, X, y, permutation, seed, timing, dataset=dataset)
 
 
 def run_key_of(config: Config, permutation: int) -> str:
@@ -182,7 +187,7 @@ def run_key_of(config: Config, permutation: int) -> str:
 
 def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
           scheduler=None, progress: bool = False, journal=None, resume: bool = False,
-          timing: bool = True) -> list[dict]:
+          timing: bool = True, dataset: str | None = None) -> list[dict]:
     """Run every configuration of ``grid`` on ``permutations`` orders of ``(X, y)``.
 
     Parameters
@@ -210,6 +215,12 @@ def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
     timing : bool
         Record each run's wall-clock ``seconds`` (``False``: rows are a function
         of the inputs only, so two sweeps give byte-identical tables).
+    dataset : str or None
+        The data's name, written first in every row (``dataset``) so that the rows
+        of sweeps over several datasets can be told apart and compared
+        (:mod:`okl.experiments.compare`).  Permutation ``p`` is the same order for
+        every configuration (it depends on ``seed``, ``p`` and the stream's length
+        only), so the runs of two learners pair by permutation.
 
     Returns
     -------
@@ -229,28 +240,31 @@ def sweep(grid, X, y, *, permutations: int = 1, seed: int = 0, n_jobs: int = 1,
     if journal is None:
         rows = [None] * len(tasks)
         for i, row in _run_tasks(tasks, range(len(tasks)), X, y, seed, timing, n_jobs,
-                                 scheduler, progress, 0):
+                                 scheduler, progress, 0, dataset):
             rows[i] = row
         return rows
     keys = [run_key_of(c, p) for c, p in tasks]
     header = {"kind": "okl sweep", "okl": okl.__version__, "data": data_fingerprint(X, y),
               "configurations": [c.as_dict() for c in configs],
               "permutations": int(permutations), "seed": int(seed), "timing": bool(timing)}
+    if dataset is not None:
+        header["dataset"] = dataset
     with Journal(journal, header, resume=resume) as runs:
         todo = [i for i, key in enumerate(keys) if key not in runs]
         for i, row in _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler,
-                                 progress, len(tasks) - len(todo)):
+                                 progress, len(tasks) - len(todo), dataset):
             runs.record(keys[i], row)
         done = runs.done()
     # every row through the journal's exact encoding: resumed and fresh rows alike
     return [done[key] for key in keys]
 
 
-def _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler, progress, initial):
+def _run_tasks(tasks, todo, X, y, seed, timing, n_jobs, scheduler, progress, initial,
+               dataset=None):
     """``(index, row)`` of the tasks ``todo`` in the order they finish."""
     if not todo:
         return
-    jobs = [(_task, dict(config=c, permutation=p, seed=seed, timing=timing))
+    jobs = [(_task, dict(config=c, permutation=p, seed=seed, timing=timing, dataset=dataset))
             for c, p in tasks]
     bar = Progress(progress, total=len(tasks), initial=initial)
     try:
@@ -267,6 +281,9 @@ def summarize(rows: list[dict], metric: str | None = None) -> list[dict]:
     ``metric`` defaults to ``mistake_rate`` for classification rows and
     ``average_loss`` otherwise; ``seconds`` is always summarized too.  The
     standard deviation is the sample one (``ddof=1``; 0 for one permutation).
+    ``rank`` (after the metric's mean and std) is the configuration's rank on its
+    dataset by mean metric: 1 the best, ties averaged (a metric whose direction
+    :data:`okl.experiments.compare.DIRECTIONS` does not know gets no rank).
     """
     if not rows:
         return []
@@ -287,6 +304,32 @@ def summarize(rows: list[dict], metric: str | None = None) -> list[dict]:
             vals = np.array([r[m] for r in members], dtype=float)
             entry[f"{m}_mean"] = float(vals.mean())
             entry[f"{m}_std"] = float(vals.std(ddof=1)) if vals.size > 1 else 0.0
+        out.append((name, entry))
+    return _ranked(out)
+
+
+def _ranked(entries) -> list[dict]:
+    """The summary ``[(metric, entry), ...]`` with each entry's ``rank`` on its dataset."""
+    from scipy.stats import rankdata
+
+    from okl.experiments.compare import DIRECTIONS
+
+    groups: dict = {}
+    for i, (name, entry) in enumerate(entries):
+        if name in DIRECTIONS:
+            groups.setdefault((_hashable(entry.get("dataset")), name), []).append(i)
+    ranks = {}
+    for (_, name), members in groups.items():
+        sign = -1.0 if DIRECTIONS[name] else 1.0
+        values = rankdata([sign * entries[i][1][f"{name}_mean"] for i in members])
+        ranks.update({i: float(r) for i, r in zip(members, values)})
+    out = []
+    for i, (name, entry) in enumerate(entries):
+        if i in ranks:
+            keys = list(entry)
+            cut = keys.index(f"{name}_std") + 1
+            entry = {**{k: entry[k] for k in keys[:cut]}, "rank": ranks[i],
+                     **{k: entry[k] for k in keys[cut:]}}
         out.append(entry)
     return out
 
