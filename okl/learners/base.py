@@ -1,4 +1,7 @@
-"""The Python surface every learner shares.
+"""The Python surface every learner shares (the other concerns a learner's classes share
+are beside it: the BLAS guard in ``okl.learners.blas``, the lock in
+``okl.learners.locking``, the families' mixins in ``okl.learners.mixins``; their names
+are imported here too, where they were before the split).
 
 A learner class is ``class Name(OnlineLearner, NameCore)`` where ``NameCore``
 is a ``cdef class`` deriving from ``okl._core.Learner`` and holding the typed
@@ -11,18 +14,15 @@ pickling that resumes mid-stream with an identical continuation.
 """
 from __future__ import annotations
 
-import contextlib
-import functools
 import inspect
-import threading
 import time
-import types
 
 import numpy as np
 
 from okl import _core, params as _params
 from okl._learner import read_fields, write_fields
-from okl.learners.budget_kinds import check_budget_choice
+from okl.learners.blas import _NO_GUARD, _ONE_BLAS_THREAD, one_blas_thread
+from okl.learners.locking import Serialized, _unlocked, serialized
 from okl._validation import as_stream, check_label, check_labels, check_row
 from okl.trace import Trace
 
@@ -30,224 +30,6 @@ __all__ = ["OnlineLearner", "HorizonLearner", "KernelExpansion", "one_blas_threa
            "serialized"]
 
 
-# ----------------------------------------------------------------------------------
-# One BLAS thread around round loops that call BLAS/LAPACK
-# ----------------------------------------------------------------------------------
-
-_BLAS_MODE = None           # "fast" (okl._core binds OpenBLAS), "slow" (threadpoolctl), "none"
-_BLAS_SLOW = {"users": 0, "limiter": None, "controller": None}
-_BLAS_SLOW_LOCK = threading.Lock()
-
-
-def _bind_blas() -> str:
-    """Find the BLAS libraries once: OpenBLAS with its own threads (the wheels of
-    numpy and scipy) is driven through ``okl._core._blas_enter``/``_blas_exit`` (two C
-    calls); anything else (OpenMP builds, MKL, BLIS) through threadpoolctl."""
-    global _BLAS_MODE
-    if _BLAS_MODE is not None:
-        return _BLAS_MODE
-    mode = "none"
-    try:
-        import ctypes
-
-        from threadpoolctl import ThreadpoolController
-
-        ctl = ThreadpoolController()
-        blas = [lc for lc in ctl.lib_controllers if lc.user_api == "blas"]
-        pairs = []
-        for lc in blas:
-            get = set_ = None
-            if lc.internal_api == "openblas" and getattr(lc, "threading_layer", "") != "openmp":
-                get = lc._get_symbol("openblas_get_num_threads")
-                set_ = lc._get_symbol("openblas_set_num_threads")
-            if get is None or set_ is None:
-                pairs = None
-                break
-            pairs.append((ctypes.cast(get, ctypes.c_void_p).value,
-                          ctypes.cast(set_, ctypes.c_void_p).value))
-        if pairs is None:
-            _BLAS_SLOW["controller"] = ctl
-            mode = "slow"
-        elif pairs and _core._blas_bind(pairs) == len(pairs):
-            mode = "fast"
-    except Exception:  # threadpoolctl missing, or unable to act: run as is
-        mode = "none"
-    _BLAS_MODE = mode
-    return mode
-
-
-class _OneBlasThread:
-    """BLAS/LAPACK limited to one thread while at least one guarded call runs.
-
-    Process-wide and re-entrant: the first call in sets the limit, the last one out
-    restores what it found, so two threads running learners never restore each
-    other's limit halfway through a run (threadpoolctl's ``limit`` per call would).
-    """
-
-    __slots__ = ()
-
-    def __enter__(self):
-        mode = _BLAS_MODE or _bind_blas()
-        if mode == "fast":
-            _core._blas_enter()
-        elif mode == "slow":
-            with _BLAS_SLOW_LOCK:
-                if _BLAS_SLOW["users"] == 0:
-                    try:
-                        _BLAS_SLOW["limiter"] = _BLAS_SLOW["controller"].limit(
-                            limits=1, user_api="blas")
-                    except Exception:
-                        _BLAS_SLOW["limiter"] = None
-                _BLAS_SLOW["users"] += 1
-        return self
-
-    def __exit__(self, *exc):
-        mode = _BLAS_MODE
-        if mode == "fast":
-            _core._blas_exit()
-        elif mode == "slow":
-            with _BLAS_SLOW_LOCK:
-                _BLAS_SLOW["users"] -= 1
-                if _BLAS_SLOW["users"] == 0 and _BLAS_SLOW["limiter"] is not None:
-                    _BLAS_SLOW["limiter"].restore_original_limits()
-                    _BLAS_SLOW["limiter"] = None
-        return False
-
-
-_ONE_BLAS_THREAD = _OneBlasThread()
-_NO_GUARD = contextlib.nullcontext()
-
-
-def one_blas_thread():
-    """A context limiting BLAS/LAPACK to one thread (threadpoolctl's libraries; no-op
-    without threadpoolctl).
-
-    For learners whose round calls BLAS/LAPACK on matrices of a few hundred rows
-    (an incremental Gram inverse, Ahpatron's halving solve): OpenBLAS hands those
-    to its thread pool, which on a busy 2-core machine made them up to ~100x
-    slower than one thread (Ahpatron, B = 400: 45 s against 0.4 s for 50,000
-    rounds), while the round loop itself is sequential.  Entering costs about a
-    microsecond with OpenBLAS (see ``_OneBlasThread``), so ``learn_one`` can pay it.
-    """
-    return _ONE_BLAS_THREAD
-
-
-# ----------------------------------------------------------------------------------
-# One call at a time per learner
-# ----------------------------------------------------------------------------------
-
-def _locked(f):
-    """``f`` run holding its learner's lock (re-entrant)."""
-    if getattr(f, "_okl_locked", False):
-        return f
-
-    @functools.wraps(f)
-    def locked(self, *args, **kwargs):
-        with self._okl_lock:
-            return f(self, *args, **kwargs)
-
-    locked._okl_locked = True
-    return locked
-
-
-def _unlocked(f):
-    """Mark ``f`` as needing no lock (it reads nothing a learning call changes, or
-    takes the lock itself)."""
-    f._okl_locked = True
-    return f
-
-
-#: private names that read a learner's whole state: locked like the public calls
-_LOCKED_DUNDERS = frozenset({"__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"})
-
-
-def serialized(cls):
-    """Make every public method and property of ``cls`` (defined in Python, on it or
-    on its bases) take the instance's re-entrant lock ``_okl_lock``.
-
-    Applied automatically to every subclass of :class:`OnlineLearner`
-    (``__init_subclass__``), so a learner added later is covered without doing
-    anything; other learner families (the experts) apply it as a decorator and
-    create ``_okl_lock`` in ``__new__`` (see :class:`Serialized`).
-    """
-    seen = set()
-    for klass in cls.__mro__:
-        for name, attr in list(vars(klass).items()):
-            if name in seen or (name.startswith("_") and name not in _LOCKED_DUNDERS):
-                continue
-            seen.add(name)
-            if isinstance(attr, types.FunctionType):
-                if not getattr(attr, "_okl_locked", False):
-                    setattr(cls, name, _locked(attr))
-            elif isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
-                if not getattr(attr.fget, "_okl_locked", False):
-                    setattr(cls, name, property(
-                        _locked(attr.fget),
-                        None if attr.fset is None else _locked(attr.fset),
-                        None if attr.fdel is None else _locked(attr.fdel),
-                        attr.__doc__))
-            elif isinstance(attr, types.GetSetDescriptorType) and name not in _ATOMIC:
-                setattr(cls, name, _locked_getset(attr))
-    return cls
-
-
-#: typed cores' properties that read one C scalar or reference (safe at any time, and
-#: read on every call): not wrapped
-_ATOMIC = frozenset({"n_rounds", "n_features", "is_classifier", "support_set"})
-
-
-def _locked_getset(desc):
-    """A property reading (and, where the core allows it, writing) the typed core's
-    attribute ``desc`` under the learner's lock: these copy typed buffers that a
-    round loop in another thread may be reallocating."""
-    def fget(self):
-        with self._okl_lock:
-            return desc.__get__(self, type(self))
-
-    def fset(self, value):
-        with self._okl_lock:
-            desc.__set__(self, value)
-
-    fget._okl_locked = fset._okl_locked = True
-    return property(fget, fset, None, desc.__doc__)
-
-
-class Serialized:
-    """Base giving each instance the re-entrant lock its public calls take.
-
-    Every call that reads or writes a learner's state -- ``run``, ``partial_fit``,
-    ``learn_one``, ``predict_one``, ``decision_function``, ``predict``, pickling,
-    ``set_params`` and each learner's own public methods and properties -- holds
-    the learner's lock, so calls from several threads on one learner are
-    serialized, each one whole, in the order the lock admits them (never
-    interleaved: a round loop runs without the GIL, and two of them on one
-    learner would corrupt its buffers).  The lock is released between calls, so
-    a thread feeding a stream in chunks lets a predicting thread in between two
-    chunks.  Separate learners share nothing and run in parallel.
-
-    ``learner.lock`` is the lock itself: hold it to read a live object a learner
-    hands out (``support_set``) while other threads may be learning.
-    """
-
-    def __new__(cls, *args, **kwargs):
-        obj = super().__new__(cls)
-        obj._okl_lock = threading.RLock()
-        return obj
-
-    @property
-    @_unlocked
-    def lock(self):
-        """The learner's re-entrant lock (a context manager)."""
-        return self._okl_lock
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        serialized(cls)
-
-
-# ----------------------------------------------------------------------------------
-# The learner surface
-# ----------------------------------------------------------------------------------
 
 def _is_default(cls, name):
     return getattr(cls, name) is getattr(OnlineLearner, name)
@@ -558,158 +340,6 @@ class OnlineLearner(Serialized):
             return (_rebuild, (type(self), self.get_params(), state))
 
 
-class KernelExpansion:
-    """Accessors of a learner whose hypothesis is ``f = sum_i coefficients[i]
-    k(support_vectors[i], .)`` held in the core's :class:`~okl.SupportSet`."""
-
-    @property
-    def support_vectors(self) -> np.ndarray:
-        return np.empty((0, 0)) if self.support_set is None else self.support_set.vectors
-
-    @property
-    def coefficients(self) -> np.ndarray:
-        return np.empty(0) if self.support_set is None else self.support_set.coefficients
-
-
-class KORSDictionaryView:
-    """Accessors of a learner whose KORS dictionary (``okl.learners.kors``: points kept
-    with weights from their sampling probabilities ``p_j``) is the core's
-    :class:`~okl.SupportSet` (ProsNKONS, PKAWV with ``method="nystrom"``)."""
-
-    @property
-    def dictionary(self) -> np.ndarray:
-        """The dictionary points ``x~_j``, ``j in I_t``, shape ``(|I_t|, d)``."""
-        return np.empty((0, 0)) if self.support_set is None else self.support_set.vectors
-
-    @property
-    def dictionary_rounds(self) -> np.ndarray:
-        """The (1-based) round at which each dictionary point was received (joined)."""
-        s = self.support_set
-        return np.empty(0, np.int64) if s is None else s.stamps
-
-    @property
-    def dictionary_weights(self) -> np.ndarray:
-        """The KORS weights of the dictionary points: ``p_j^{-1/2}`` (ProsNKONS with
-        ``variant="jgr2019"``: ``1/p_j``)."""
-        return np.empty(0) if self.support_set is None else self.support_set.coefficients
-
-
-class HorizonLearner:
-    """Mixin for learners whose parameters depend on the horizon ``T`` (POMDR's ALD
-    threshold and B0, the selection learners' sampling rates and step sizes).
-
-    ``T`` is a constructor parameter; when it is ``None`` the first ``run`` takes the
-    stream's length as the horizon.  Streaming use (``learn_one``, ``partial_fit``)
-    needs ``T``, and no call may learn past it: both raise ``ValueError`` before any
-    state changes.  Refusing up front is deliberate: a stream fed in pieces has no
-    length to take, and the alternatives change the algorithm -- the doubling trick
-    restarts the learner at ``T = 2^k`` (forgetting its whole model at each restart;
-    the bounds hold within a constant factor, about 3.4 for ``sqrt(T)`` bounds), and
-    re-deriving the parameters from a growing ``t`` is an algorithm none of the papers
-    analyses.  Pass an upper bound of the stream's length as ``T``
-    (docs/bad_input.rst).  A subclass sets ``_horizon_depends`` (what depends on ``T``, for
-    the message), has a core method ``_horizon()`` (or overrides ``_core_horizon``) and
-    may check a first example's width in ``_check_first``; ``_checked`` fixes the
-    horizon of each learning call before any state changes (``_run_horizon()`` reads
-    it when the core is set up).  It is listed before ``OnlineLearner`` in the bases.
-    """
-
-    _horizon_depends = "its parameters"
-
-    #: the horizon the current learning call runs under (set by ``_checked``)
-    _pending_T = None
-
-    def _core_horizon(self) -> int:
-        """The horizon the typed core was set up with (``<= 0``: not yet)."""
-        return self._horizon()
-
-    @property
-    def horizon_(self):
-        """The horizon ``T`` in use (``None`` until known)."""
-        T = self._core_horizon()
-        return None if T <= 0 else T
-
-    def _known_horizon(self):
-        """The horizon fixed so far: the parameter ``T``, else the core's, else ``None``."""
-        T = self.T if self.T is not None else self._core_horizon()
-        return None if T <= 0 else T
-
-    def _check_first(self, d: int) -> None:
-        """Raise the ``ValueError`` a first example of width ``d`` would meet (a budget
-        that buys too little for that width), before any state changes."""
-
-    def _checked(self, X, y):
-        stream, labels = super()._checked(X, y)
-        T = self._horizon_for(stream.T)
-        if self.n_features is None:
-            self._check_first(stream.d)
-        self._pending_T = T
-        return stream, labels
-
-    def _run_horizon(self) -> int:
-        """The horizon of the stream being set up: ``T``, else the call's (``_checked``)."""
-        return self.T if self.T is not None else self._pending_T
-
-    def _horizon_for(self, n_rounds):
-        """The horizon a learning call of ``n_rounds`` runs under (checked, no state change)."""
-        done = self.n_rounds
-        T = self._known_horizon()
-        if T is None:          # first run without T: the stream is the horizon
-            T = done + n_rounds
-        if done + n_rounds > T:
-            raise ValueError(
-                f"T = {T} is the horizon of this {type(self).__name__} (rounds learned: "
-                f"{done}); {n_rounds} more would exceed it.  {self._horizon_depends} depend "
-                f"on T: pass a larger T to the constructor")
-        return T
-
-    def _require_T(self, what):
-        if self.T is None:
-            raise ValueError(f"T (the horizon) is required {what}: construct "
-                             f"{type(self).__name__}(..., T=...) for streaming use")
-
-    def learn_one(self, x, y=None) -> None:
-        self._require_T("to learn one example at a time")
-        self._horizon_for(1)
-        super().learn_one(x, y)
-
-    @_unlocked      # reads only T (a parameter); OnlineLearner.partial_fit takes the lock
-    def partial_fit(self, X, y=None):
-        self._require_T("for partial_fit")
-        return super().partial_fit(X, y)
-
-
-class ExampleBudgeted:
-    """Mixin for learners given one of ``B``, ``memory_budget`` and ``time_budget``
-    (declared with ``okl.learners.budget_kinds.example_budget_param`` and its two siblings;
-    the rule between them is ``check_budget_choice``, kept as ``_budget_spec``) that turn
-    a memory or time budget into an example budget with ``_example_budget(d)`` once the
-    width ``d`` is known."""
-
-    #: the int ``B`` or the budget object (``None``: no budget, e.g. OKS)
-    _budget_spec = None
-
-    def _check_budget(self) -> None:
-        """The rule between the three declared budget parameters, called from the
-        learner's ``_check_params``: exactly one given (``ValueError`` naming them
-        otherwise), kept as the checked ``_budget_spec``."""
-        self._budget_spec = check_budget_choice(self.B, self.memory_budget, self.time_budget)
-
-    def _check_first(self, d: int) -> None:
-        """A first example of width ``d``: ``ValueError`` if the budget buys too little."""
-        self._example_budget(d)
-
-    @property
-    def B_(self):
-        """The example budget in use (``None`` without a budget, or until ``d`` is known
-        for a memory or time budget)."""
-        if self._budget_spec is None:
-            return None
-        if isinstance(self._budget_spec, int):
-            return self._budget_spec
-        return None if self.n_features is None else self._example_budget(self.n_features)
-
-
 def _signature_params(cls) -> tuple:
     """The keyword parameters of ``cls.__init__``, in order (``self``, ``*args`` and
     ``**kwargs`` left out): a learner's parameters are its constructor's."""
@@ -723,3 +353,8 @@ def _rebuild(cls, params, state):
     obj._core_restore(state)
     obj._restore(state["extra"])
     return obj
+
+
+# the families' mixins, where they were before the split (okl.learners.mixins)
+from okl.learners.mixins import (ExampleBudgeted, HorizonLearner,  # noqa: E402,F401
+                                 KernelExpansion, KORSDictionaryView)

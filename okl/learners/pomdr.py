@@ -10,7 +10,7 @@ from okl._validation import check_int, check_real
 from okl.kernels import Gaussian
 from okl.params import Choice, Int, KernelParam, Real, Seed
 from okl.learners._pomdr import POMDRCore
-from okl.learners import base as _base
+from okl.learners import blas as _blas
 from okl.learners.base import HorizonLearner, KernelExpansion, OnlineLearner, _unlocked
 from okl.registry import register_learner
 
@@ -134,7 +134,7 @@ class _POMDBase(KernelExpansion, HorizonLearner, OnlineLearner, POMDRCore):
         under the learner's lock); anything else, or a call that must raise, takes
         the general path with its messages."""
         if self.T is not None:
-            mode = _base._BLAS_MODE
+            mode = _blas._BLAS_MODE
             if mode == "fast" or mode == "none":
                 done = self._pomdr_learn_one(self._okl_lock, x, y, mode == "fast")
                 if done is not None:
