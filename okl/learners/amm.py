@@ -125,6 +125,14 @@ class AMMOnline(MulticlassLearner, AMMCore):
     (passes), all cumulative, and ``pruning_deleted``, the number deleted by each pass
     of this run.  Oracle: ``amm_online`` of ``tests/oracles/bsgd.py`` (with ``classes``
     sorted), which reproduces BudgetedSVM's model files.
+
+    Ties.  On binary features (a9a) a hyperplane's score can be 0 in exact arithmetic
+    (its near-integer coordinates cancel on ``x``); whether ``f_+ > 0`` then, and which
+    hyperplane is first of the largest, is decided by round-off, here as in
+    BudgetedSVM (float32 coordinates, long-double sums) and in the oracle (numpy's
+    ``dot``), so the three runs part there (a9a, one pass: okl and the float64 oracle
+    from round 193, with 5 + 10 hyperplanes at the end; BudgetedSVM 7 + 10, which the
+    oracle reproduces in BudgetedSVM's arithmetic).
     """
 
     lam = Real(1e-4, low=0, low_open=True)
