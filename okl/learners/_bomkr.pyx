@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Typed cores of BOMKR and BOMKR-V: budgeted online multiple kernel regression (Sahoo, Hoi &
-Li, KDD 2014) as Li & Liao ran it in seed 004's comparisons (``table4/BOMKR.R``,
-``table4/BOMKR-V.R`` of JunfLi-TJU/ACML2021-Journal-Track).
+Li, KDD 2014) as Li & Liao ran them in the comparisons of their kernel-selection paper
+(``table4/BOMKR.R``, ``table4/BOMKR-V.R`` of JunfLi-TJU/ACML2021-Journal-Track).
 
 * ``BOMKRCore``: ``K`` NORMA regressors (epsilon-insensitive loss with the adaptive
   ``epsilon`` of the nu-trick), each with its **own** support set of at most ``per_kernel``

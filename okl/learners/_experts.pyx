@@ -3,7 +3,7 @@
 
 Three updates of a distribution ``p_t`` over ``K`` actions, used by the kernel
 selection learners of Li & Liao, *Online kernel selection with computational
-constraints* (seed 004) inside their nogil round loops and by the standalone
+constraints* inside their nogil round loops and by the standalone
 learners of ``okl.learners.experts``:
 
 * ``HedgeCore``: exponential weights, ``p_{t+1,i} = p_{t,i} exp(-eta c_{t,i}) / Z``

@@ -343,7 +343,7 @@ cdef class BOGDCore(Learner):
 
 # ----------------------------------------------------------------------------
 # NORMA with the nu-epsilon-insensitive loss and a replacement pointer, as Li & Liao's
-# table4/NORMA.R and table6/NORMA.R (seed 004, Tables 4 and 6) run it
+# table4/NORMA.R and table6/NORMA.R (the kernel-selection paper, Tables 4 and 6) run it
 # ----------------------------------------------------------------------------
 
 cdef class NORMAReplaceCore(Learner):

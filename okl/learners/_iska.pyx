@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Typed core of ISKA, online kernel selection via incremental sketched kernel alignment
-(Zhang & Liao, IJCAI 2018), as Li & Liao ran it in seed 004's comparisons (the function
-``SKA_EMD`` of ``table5/ISKA.rar`` in JunfLi-TJU/ACML2021-Journal-Track).
+(Zhang & Liao, IJCAI 2018), as Li & Liao ran it in the comparisons of their kernel-selection
+paper (the function ``SKA_EMD`` of ``table5/ISKA.rar`` in JunfLi-TJU/ACML2021-Journal-Track).
 
 One budget shared by all kernels, split into a positive and a negative buffer of at most
 ``cap = B // 2`` examples each; one hypothesis ``f = sum_j w_j k_c(s_j, .)`` in the kernel

@@ -1,6 +1,7 @@
 # cython: language_level=3
 """Typed core of OMKC (Hoi, Jin, Zhao & Yang 2013, deterministic updating and deterministic
-combination), the multi-kernel baseline of Li & Liao (seed 004) that does not share memory.
+combination), the multi-kernel baseline of the kernel-selection paper of Li & Liao that does
+not share memory.
 
 ``K`` kernel predictors, each with its OWN support set: a feature-major buffer, squared
 and l1 norms and coefficients per kernel (an example two kernels both store is stored

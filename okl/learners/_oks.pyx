@@ -1,8 +1,8 @@
 # cython: language_level=3
 """Typed core of OKS / BOKS (Yang, Mahdavi, Jin, Yi & Hoi, *Online kernel selection:
-algorithms and evaluations*, AAAI 2012; the budgeted variant BOKS of Li & Liao, seed 004,
-Sec. 5.2), as the authors of seed 004 ran it (``table4/BOKS-r.R``, ``table5/BOKS-c.R`` of
-JunfLi-TJU/ACML2021-Journal-Track).
+algorithms and evaluations*, AAAI 2012; the budgeted variant BOKS of the kernel-selection
+paper of Li & Liao, Sec. 5.2), as the authors of the kernel-selection paper ran it
+(``table4/BOKS-r.R``, ``table5/BOKS-c.R`` of JunfLi-TJU/ACML2021-Journal-Track).
 
 ``K`` kernel hypotheses with separate support sets (``okl.learners._ksets.KernelSets``);
 a round draws ``I_t ~ q_t`` (the draw is made at the end of the previous round, so that

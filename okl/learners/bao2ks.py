@@ -2,7 +2,7 @@
 
 Liao & Li, *High-probability kernel alignment regret bounds for online kernel selection*
 (ECML-PKDD 2021), as the baseline "B(AO)2KS" of Li & Liao, *Improved Kernel Alignment
-Regret Bound for Online Kernel Learning* (AAAI 2023, seed 000: Table 1, Table 2 and the
+Regret Bound for Online Kernel Learning* (AAAI 2023: Table 1, Table 2 and the
 supplementary Table 4), run by those authors with ``BA2OKS.R`` of their repository
 JunfLi-TJU/OKL-Hinge.
 """
@@ -25,7 +25,8 @@ __all__ = ["BAO2KS", "default_lam", "default_reservoir"]
 
 def default_lam(T: int) -> float:
     """``lambda = 10 / sqrt(T)``: ``BA2OKS.R``'s step size (``lambda = 10/sqrt(length_tr)``),
-    the point ``10^1 / sqrt(T)`` of the grid ``10^{-3..3} / sqrt(T)`` of seed 000."""
+    the point ``10^1 / sqrt(T)`` of the grid ``10^{-3..3} / sqrt(T)`` of Li & Liao
+    (AAAI 2023)."""
     T = check_int(T, "T", low=1)
     return 10.0 / math.sqrt(T)
 
@@ -47,7 +48,7 @@ class BAO2KS(KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
 
     Online mirror descent with the Euclidean regularizer in the RKHS, an *optimistic*
     gradient estimate and a sampled ("budgeted") update, exactly as the authors' R code
-    ``BA2OKS.R`` (JunfLi-TJU/OKL-Hinge, the code of seed 000's experiments) runs it with one
+    ``BA2OKS.R`` (JunfLi-TJU/OKL-Hinge, the code of Li & Liao's experiments) runs it with one
     kernel.  State: ``f'_{t-1} = sum_{i in S} a_i k(x_i, .)`` and a reservoir ``V`` of ``M``
     past examples (a uniform sample without replacement of the stream: the first ``M``
     examples, then ``x_t`` replaces a uniformly chosen slot with probability ``M / t``).
@@ -80,7 +81,8 @@ class BAO2KS(KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
         ``k(x_t, x_t)`` is the kernel's own value (the same for Gaussian and Laplacian).
     lam : float > 0 or None, default None
         Step size ``lambda``; None: ``10 / sqrt(T)`` (``BA2OKS.R``; :func:`default_lam`).
-        Seed 000 tunes "the stepsize of gradient descent from 10^[-3:1:3]/sqrt(T)".
+        Li & Liao (AAAI 2023) tune "the stepsize of gradient descent from
+        10^[-3:1:3]/sqrt(T)".
     M : int >= 1 or None, default None
         Reservoir size; None: ``round(ln T)`` (``BA2OKS.R``; :func:`default_reservoir`).
     eps : float > 0, default 1.0
@@ -105,7 +107,7 @@ class BAO2KS(KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
 
     Notes
     -----
-    Sources.  Seed 000 says of B(AO)2KS only its Table 1 rates
+    Sources.  Li & Liao (AAAI 2023) say of B(AO)2KS only its Table 1 rates
     (:func:`theory.pomdr_baselines.bao2ks_regret_bound`, ``..._complexity``), that it "is
     an approximation of OMD" and that it "uses the restart technique when the budget
     exceeds B".  The ECML-PKDD 2021 paper itself was not available here: every step above
@@ -114,14 +116,14 @@ class BAO2KS(KernelExpansion, HorizonLearner, OnlineLearner, BAO2KSCore):
     fixed stream and the uniforms of a file; scores agree to ~1e-14).  What the paper's
     algorithm box says about the sampling probability, the reservoir and the restart
     cannot be checked here.  Places where the code departs from its own description or
-    from seed 000:
+    from Li & Liao (AAAI 2023):
 
     * Two R files exist.  ``BAO2KS.R`` (JunfLi-TJU/KARegret-OKS, the ECML-PKDD 2021
       release) is the kernel-*selection* algorithm over six Gaussian kernels: it samples
       which kernel to update (uniform ``q``) instead of whether to store ``x_t``, has
       ``lambda = 5 / sqrt(T)``, ``U = 20`` and no budget, no restart.  ``BA2OKS.R``
       (JunfLi-TJU/OKL-Hinge, the AAAI 2023 release) is the one-kernel, budgeted version
-      with restarts that seed 000 compares with; okl follows it.  As released it cannot
+      with restarts that Li & Liao compare with; okl follows it.  As released it cannot
       run: ``d_index <- 10`` indexes a list of seven datasets (``Dataset[10]`` is NA) and
       its ``sigma <- 4`` is only the kernel of a9a, w8a, ijcnn1 and SUSY in Tables 2 and 4;
       okl's defaults are its ``para1_setting`` (``lambda = 10/sqrt(T)``,

@@ -1,7 +1,7 @@
 r"""BOMKR and BOMKR-V: budgeted online multiple kernel regression (Sahoo, Hoi & Li, *Online
 multiple kernel regression*, KDD 2014), the regression baselines of Li & Liao, *Online
-kernel selection with computational constraints* (seed 004, Sec. 5, Tables 3, 4, 6), as the
-authors of seed 004 ran them."""
+kernel selection with computational constraints* (Sec. 5, Tables 3, 4, 6), as the authors
+of that paper ran them."""
 from __future__ import annotations
 
 import math
@@ -99,7 +99,7 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
 
     The sources, and which one okl follows:
 
-    * **The authors' R code of seed 004** (``table4/BOMKR.R``, ``table6/BOMKR.R`` of
+    * **Li & Liao's R code** (``table4/BOMKR.R``, ``table6/BOMKR.R`` of
       JunfLi-TJU/ACML2021-Journal-Track) is the algorithm above with ``eta = 5/sqrt(T)``,
       ``lam = 0.1``, ``nu = 0.5``, ``epsilon = 0.001`` and ``beta = sqrt(T) / (sqrt(T) +
       sqrt(K))``; okl follows it and reproduces it round for round (``tests/test_bomkr.py``
@@ -107,7 +107,7 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
       ``tests/fixtures/r/BOMKR.R``).  Table 4's script gives each kernel ``ceiling(B/K)``
       entries of the available budget ``B``; Table 6's (time budgets) gives each kernel
       ``B`` (so pass ``B = K B_6``).
-    * **Seed 004's text**: "BOMKR does not share the support vectors [...] the available
+    * **Li & Liao's text**: "BOMKR does not share the support vectors [...] the available
       budget for constructing ``{f_{t,i}}`` is ``B_0/K``", space ``O(KBd)``; "for BOKMR, we
       adopt the version that uses NORMA as a sub-algorithm", ``nu = 0.5``, ``epsilon_1 =
       0.001`` and the step ``5/sqrt(T)``: all as the code.  Its "the absolute loss [...]
@@ -127,7 +127,7 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
         total may exceed ``B`` by less than ``K``).  Exactly one of ``B``,
         ``memory_budget``, ``time_budget``.
     memory_budget : float or okl.learners.budget_kinds.MemoryBudget, optional
-        Memory in quanta (Definition 1 of seed 004): an entry costs ``d + 1`` (vector and
+        Memory in quanta (Li & Liao's Definition 1): an entry costs ``d + 1`` (vector and
         coefficient), ``p`` and ``epsilon`` are ``2K`` fixed; ``B = floor((quanta - 2K) /
         (d + 1))`` entries and ``per_kernel = floor(B / K)`` -- the floor, so that the
         memory budget is never exceeded (Table 3's ``B_0 / K`` per kernel).
@@ -226,15 +226,16 @@ class BOMKR(_Regressors, OnlineLearner, BOMKRCore):
     examples=[dict(kernels=[Gaussian(0.5), Gaussian(1.0), Gaussian(2.0)], B=20, T=600)],
     bounds="okl.experiments.bounds.selection:bomkr", aliases=("BOMKR-V",))
 class BOMKRV(_Regressors, OnlineLearner, BOMKRVCore):
-    r"""BOMKR-V: the variant of BOMKR in Li & Liao (seed 004, Sec. 5, Tables 4 and 6) whose
-    ``K`` kernel regressors **share** one support set and use the absolute loss.
+    r"""BOMKR-V: the variant of BOMKR in the kernel-selection paper of Li & Liao (Sec. 5,
+    Tables 4 and 6) whose ``K`` kernel regressors **share** one support set and use the
+    absolute loss.
 
     One support set ``S`` of at most ``B`` vectors, ``K`` coefficient vectors ``(a_{i,
     tau})``: ``f_{t,i} = sum_{tau in S} a_{i,tau} k_i(x_tau, .)``, ``p_1`` uniform.  Round
     ``t``:
 
     1. one row of squared distances ``||x_t - x_tau||^2`` and ``K`` exponentials of it give
-       every ``f_{t,i}(x_t)`` (Sec. 4.1 of seed 004: time ``O(dB + KB)``); predict
+       every ``f_{t,i}(x_t)`` (Li & Liao, Sec. 4.1: time ``O(dB + KB)``); predict
        ``f_t(x_t) = sum_i p_{t,i} f_{t,i}(x_t)``;
     2. ``p_{t+1,i} ∝ p_{t,i} beta^{|f_{t,i}(x_t) - y_t|}``;
     3. every coefficient decays by ``1 - eta lam``, and ``x_t`` joins ``S`` -- **every**
@@ -244,12 +245,12 @@ class BOMKRV(_Regressors, OnlineLearner, BOMKRVCore):
 
     The sources, and which one okl follows:
 
-    * **The authors' R code of seed 004** (``table4/BOMKR-V.R``, ``table6/BOMKR-V.R`` of
+    * **Li & Liao's R code** (``table4/BOMKR-V.R``, ``table6/BOMKR-V.R`` of
       JunfLi-TJU/ACML2021-Journal-Track) is the algorithm above with ``eta = 5/sqrt(T)``,
       ``lam = 0.1`` and ``beta = sqrt(T)/(sqrt(T) + sqrt(K))``; okl follows it and
       reproduces it round for round (``tests/test_bomkr.py`` against
       ``tests/fixtures/r_bomkr_v.csv``, made by ``tests/fixtures/r/BOMKR-V.R``).
-    * **Seed 004's text** calls BOMKR-V "a variant of BOMKR by changing the loss function"
+    * **Li & Liao's text** calls BOMKR-V "a variant of BOMKR by changing the loss function"
       and, in Sec. 5.2.1, one that shares the support vectors, with available budget
       ``d B_0 / (d + K)`` and space ``O(dB + KB + K)``: the code makes both changes (the
       absolute loss instead of NORMA's insensitive loss, so no ``epsilon``, and one shared

@@ -1,7 +1,7 @@
 r"""Prediction with expert advice and adversarial bandits: Hedge, MSMW, OSMD.
 
 The three updates of the kernel-selection learners of Li & Liao, *Online kernel
-selection with computational constraints* (seed 004), as learners of their own:
+selection with computational constraints*, as learners of their own:
 
 * :class:`Hedge` -- exponential weights over ``K`` actions with full information
   (the update of LKMBooks, Sec. 3.2; Cesa-Bianchi & Lugosi 2006, Sec. 2.1).
@@ -448,8 +448,8 @@ class MSMW(_FullInformation, MSMWCore):
     multiplier :math:`\lambda_t` that normalizes :math:`p_{t+1}`, solved exactly by a
     safeguarded Newton iteration in the typed core (``MSMWCore``).
 
-    What was followed: the seed shows its Algorithm 3 only as a figure (absent from
-    the text) and its Appendix is not included; Bubeck et al.'s text could not be
+    What was followed: the paper as read here shows its Algorithm 3 only as a figure
+    (absent from the text) and does not include its Appendix; Bubeck et al.'s text could not be
     retrieved.  Remark 2 fixes two departures from Bubeck et al.'s MSMW: (i) losses
     are fed directly (no reward transform ``r = g - c``), (ii) a different initial
     distribution.  This class is OMD with the scale-weighted entropy (the multi-scale

@@ -230,7 +230,8 @@ class NOGD(OnlineLearner, NOGDCore):
       defines NOGD.  The POMDR authors' ``NOGD.R`` (JunfLi-TJU/OKL-Hinge) adds every
       example of stage 1 (no loss test): ``stage1="every"``.  It matters on nearly
       separable data, where the loss rule may never fill ``B`` and NOGD stays kernel
-      OGD (the LIBSVM mushrooms, seed 000's Table 2: see ``okl.experiments.pomdr``).
+      OGD (the LIBSVM mushrooms, Table 2 of Li & Liao, AAAI 2023: see
+      ``okl.experiments.pomdr``).
       The Ahpatron authors' ``NOGD.R`` (alg4ml/Ahpatron) has the loss test
       (``fx * y < 1``), as ``NysGD.m``.  Apart from stage 1's rule, ``NOGD.R`` differs
       from okl only as the next three items say, and in its mistake count: a mistake

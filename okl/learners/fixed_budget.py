@@ -218,10 +218,10 @@ _BOGD_DOC_COMMON = r"""
     clip : {"element", "rescale"}, default "element"
         How the bound is kept (BOGD only; BOGD++ clips element-wise): ``"element"``
         clips every coefficient written to ``[-eta gamma, eta gamma]``; ``"rescale"`` is
-        the LIBOL rule that Li & Liao's ``table5/BOGD.R`` and ``table7/BOGD.R`` (seed 004)
-        run: after a removal every coefficient is multiplied by ``min(1, eta gamma /
-        max_j |alpha_j|)``, nothing is clipped otherwise (reproduced round for round by
-        ``tests/test_selection_experiments.py`` on
+        the LIBOL rule that ``table5/BOGD.R`` and ``table7/BOGD.R`` of the kernel-selection
+        paper of Li & Liao run: after a removal every coefficient is multiplied by
+        ``min(1, eta gamma / max_j |alpha_j|)``, nothing is clipped otherwise (reproduced
+        round for round by ``tests/test_selection_experiments.py`` on
         ``tests/fixtures/r/selection/r_bogd.csv``).
     seed : int, Generator or None
         Seeds the removals.
@@ -315,7 +315,7 @@ class BOGDPP(BOGD):
 class NORMAReplace(_Budgeted, OnlineLearner, NORMAReplaceCore):
     r"""NORMA with the nu-epsilon-insensitive loss on a budget of ``B`` support vectors
     with a cyclic replacement pointer: the single-kernel regression baseline of Li & Liao,
-    *Online kernel selection with computational constraints* (seed 004, Tables 4 and 6),
+    *Online kernel selection with computational constraints* (Tables 4 and 6),
     as the authors' ``table4/NORMA.R`` and ``table6/NORMA.R`` run it (Kivinen, Smola &
     Williamson 2004, Sec. IV: the nu-trick for the epsilon-insensitive loss).
 

@@ -1,7 +1,7 @@
 r"""ISKA: online kernel selection via incremental sketched kernel alignment (Zhang & Liao,
 IJCAI 2018), the classification baseline of Li & Liao, *Online kernel selection with
-computational constraints* (seed 004, Sec. 5.2.2, Tables 3, 5, 7), as the authors of seed
-004 ran it."""
+computational constraints* (Sec. 5.2.2, Tables 3, 5, 7), as the authors of that paper ran
+it."""
 from __future__ import annotations
 
 import math
@@ -33,7 +33,8 @@ INIT_SIGMA = 2.0 ** 4.5
     bounds="okl.experiments.bounds.selection:iska")
 class ISKA(ExampleBudgeted, HorizonLearner, OnlineLearner, ISKACore):
     r"""ISKA: online kernel selection with the incremental sketched kernel alignment criterion
-    (Zhang & Liao, IJCAI 2018) -- the baseline "ISKA" of Li & Liao (seed 004, Sec. 5.2.2).
+    (Zhang & Liao, IJCAI 2018) -- the baseline "ISKA" of the kernel-selection paper of Li &
+    Liao, Sec. 5.2.2.
 
     One budget shared by every kernel: a positive buffer ``S+`` and a negative buffer
     ``S-`` of at most ``B // 2`` examples each, and one hypothesis ``f_t = sum_{s in S+ u
@@ -69,12 +70,12 @@ class ISKA(ExampleBudgeted, HorizonLearner, OnlineLearner, ISKACore):
 
     The sources, and which one okl follows:
 
-    * **The authors' R code of seed 004** (``SKA_EMD.R`` in ``table5/ISKA.rar`` of
+    * **Li & Liao's R code** (``SKA_EMD.R`` in ``table5/ISKA.rar`` of
       JunfLi-TJU/ACML2021-Journal-Track, run by ``main.R`` / ``Adv-main.R``) is the
       algorithm above with ``eta = 5/sqrt(T)`` (``booleta = FALSE``), ``lam = 1e-4`` (0.01
       for Adv-a9a), ``mu = 0.5``, ``q = 3``, the initial kernel ``exp(-2^{-10}||x-y||^2)``
       and the candidates ``exp(-2^{-9:2:7}||x - y||^2)`` (``sigma = 2^{4..-4}``, the 9
-      kernels of seed 004 in reverse order).  okl follows it and reproduces it round for
+      kernels of Li & Liao in reverse order).  okl follows it and reproduces it round for
       round (``tests/test_iska.py`` against ``tests/fixtures/r_iska*.csv``, made by
       ``tests/fixtures/r/ISKA-*.R``, with the Bernoulli draws read from a file instead of
       ``rbinom``).  The block sums are updated incrementally where the R code recomputes
@@ -83,8 +84,8 @@ class ISKA(ExampleBudgeted, HorizonLearner, OnlineLearner, ISKACore):
       ``ceil(B/2)`` (``B + 1`` in all), okl ``B // 2``; and R keeps appending to a class's
       buffer past ``B/2`` as long as the other class has not appeared, okl stops at
       ``B // 2`` (``extras["n_blocked"]``).  The main scripts set ``B = 550`` (magic04) and
-      ``500`` (Adv-a9a); seed 004's text gives ISKA Table 3's ``B = B_0``.
-    * **Seed 004's text**: "the space complexity of ISKA is O(Bd + K). Thus B = B_0"; "for
+      ``500`` (Adv-a9a); Li & Liao's text gives ISKA Table 3's ``B = B_0``.
+    * **Li & Liao's text**: "the space complexity of ISKA is O(Bd + K). Thus B = B_0"; "for
       all of the baseline algorithms, we set the stepsize [...] to 5/sqrt(T)", "the other
       hyper-parameters are set to the recommended value in original papers": as the code.
       Its description of ISKA's kernel selection ("during the first phase, ISKA converges to
@@ -111,7 +112,7 @@ class ISKA(ExampleBudgeted, HorizonLearner, OnlineLearner, ISKACore):
     memory_budget : float or okl.learners.budget_kinds.MemoryBudget, optional
         Memory in quanta: an entry costs ``d + 1`` (vector and weight), the block sums,
         ``C`` and its window ``(4 + q) K`` fixed: ``B = floor((quanta - (4 + q) K) / (d +
-        1))`` -- Table 3's ``B_0`` up to the fixed state (seed 004: "O(Bd + K). Thus B =
+        1))`` -- Table 3's ``B_0`` up to the fixed state (Li & Liao: "O(Bd + K). Thus B =
         B_0").
     time_budget : float or okl.learners.budget_kinds.TimeBudget, optional
         Per-round time in quanta: a buffer change costs one distance (``d``) and ``K``
@@ -121,7 +122,7 @@ class ISKA(ExampleBudgeted, HorizonLearner, OnlineLearner, ISKACore):
         The horizon (the default ``eta`` depends on it); ``None``: the first ``run``'s
         stream.  Required for ``learn_one`` / ``partial_fit``.
     eta : float > 0 or None
-        The constant step; ``None`` is ``5 / sqrt(T)`` (seed 004's setting).
+        The constant step; ``None`` is ``5 / sqrt(T)`` (Li & Liao's setting).
     lam : float > 0, default 1e-4
         Regularization (``w`` decays by ``1 - eta_t lam``); the R code's magic04 value.
     mu : float, default 0.5

@@ -1,10 +1,11 @@
 r"""Kernel online Newton step (KONS) with a sketched Newton matrix or a restarted Nyström
 embedding, the two second-order competitors of Kernel-AWV/PKAWV in Jézéquel, Gaillard &
-Rudi (2019), seed 003: eq. (8), Table 1, Figure 1 and the experiments of Section 4 and
-Appendix G (Figure 3).
+Rudi, *Efficient online learning with kernels for adversarial large scale problems*
+(NeurIPS 2019): eq. (8), Table 1, Figure 1 and the experiments of Section 4 and Appendix G
+(Figure 3).
 
 * :class:`SketchedKONS` -- Calandriello, Lazaric & Valko, *Second-order kernel online
-  convex optimization with adaptive sketching* (ICML 2017), "[12]" of seed 003.
+  convex optimization with adaptive sketching* (ICML 2017), "[12]" of Jézéquel et al.
 * :class:`ProsNKONS` -- Calandriello, Lazaric & Valko, *Efficient second-order online
   kernel learning with adaptive embedding* (NeurIPS 2017), "[13]": KONS on the Nyström
   embedding of a KORS dictionary, restarted whenever KORS adds a point.
@@ -15,10 +16,10 @@ Jézéquel et al. for their experiments (a Python file with ``KORS``, ``Pros_n_k
 not shown) contains Pros-N-KONS but no Sketched-KONS: :class:`ProsNKONS` follows the
 papers' algorithm by default and reproduces that code with ``variant="jgr2019"`` (each
 difference listed in its docstring); :class:`SketchedKONS` is reconstructed from the
-ICML paper's algorithm as recalled here and from seed 003's summary of it (eq. (8):
+ICML paper's algorithm as recalled here and from Jézéquel et al.'s summary of it (eq. (8):
 ``R_n <~ lambda + (n/m) d_eff(lambda)``; Table 1: regret ``c (log n)^{d+1}`` at
 per-round cost ``(n/c)^2``), equation by equation in its docstring.  Both are for the
-square loss, the loss of seed 003; classification regresses the labels in {-1, +1} and
+square loss, the loss of Jézéquel et al.; classification regresses the labels in {-1, +1} and
 predicts their sign, as okl's Kernel-AWV and PKAWV do.
 """
 from __future__ import annotations
@@ -47,7 +48,7 @@ def square_loss_eta(C=1.0, Y=1.0) -> float:
     For ``l(z) = (z - y)^2``, ``l(z') = l(z) + l'(z)(z' - z) + (z' - z)^2`` exactly; the
     curvature term ``(eta/2) (l'(z)(z' - z))^2`` of the ONS analysis is at most
     ``(z' - z)^2`` iff ``eta <= 2 / l'(z)^2 = 1 / (2 (z - y)^2)``.  ``C = Y = 1`` (the
-    scaling of seed 003's experiments) gives ``1/8``; okl's default ``eta = 1/16`` is
+    scaling of Jézéquel et al.'s experiments) gives ``1/8``; okl's default ``eta = 1/16`` is
     the step of the code of Jézéquel et al. (``u = g/4``, ``A += u u^T``).
     """
     C = check_real(C, "C", low=0, low_open=True)
@@ -99,7 +100,7 @@ class SketchedKONS(_KONS, OnlineLearner, SketchedKONSCore):
     here (no text or code of the paper is reachable): the projected Newton step and the
     clipped forecast of KONS, the score ``tau_t`` computed with the sketch of round
     ``t - 1``, the floor ``gamma`` on ``p_t`` and the *unweighted* sketch update of step 6
-    (so ``A~_t <= A_t``).  Seed 003 fixes only the trade-off, eq. (8): regret
+    (so ``A~_t <= A_t``).  Jézéquel et al. fix only the trade-off, eq. (8): regret
     ``<~ lambda + (n/m) d_eff(lambda)`` with ``m ~ gamma n`` sampled gradients; this
     reconstruction has it: the ONS argument gives, for every ``f`` with
     ``|f(x_t)| <= C`` and ``eta <= 1 / (2 (yhat_t - y_t)^2)`` (see
@@ -134,18 +135,18 @@ class SketchedKONS(_KONS, OnlineLearner, SketchedKONSCore):
     ----------
     kernel : okl kernel, default ``Gaussian(1.0)``
     alpha : float > 0, default 1.0
-        The regularization ``alpha`` of ``A~_0 = alpha I`` (seed 003's ``lambda``; its
-        experiments use 1).
+        The regularization ``alpha`` of ``A~_0 = alpha I`` (Jézéquel et al.'s
+        ``lambda``; their experiments use 1).
     C : float > 0 or inf, default 1.0
         The feasible set ``|f(x_t)| <= C`` (``C = 1`` for labels scaled to [-1, 1]).
     eta : float > 0, default 1/16
         Newton step: ``A~_t = A~_{t-1} + eta z_t g_t g_t^T``.
     beta : float > 0, default 1.0
-        Oversampling of the scores (seed 003: "beta = 1 ... as in [12]").
+        Oversampling of the scores (Jézéquel et al.: "beta = 1 ... as in [12]").
     gamma : float in (0, 1], default 0.1
         Floor of the sampling probability: ``m ~ gamma n`` gradients are kept, the cost
-        is ``(gamma n)^2`` a round, the regret ``1/gamma`` times KONS'.  Seed 003 gives no
-        value (Table 1's ``c`` is ``1/gamma``); 0.1 is okl's choice.
+        is ``(gamma n)^2`` a round, the regret ``1/gamma`` times KONS'.  Jézéquel et al.
+        give no value (Table 1's ``c`` is ``1/gamma``); 0.1 is okl's choice.
     task : {"regression", "classification"}, default "regression"
     seed : int, Generator, SeedSequence or None
         The sketch's Bernoulli draws: one ``uniform()`` per round.
@@ -229,10 +230,10 @@ class ProsNKONS(KORSDictionaryView, _KONS, OnlineLearner, ProsNKONSCore):
     (two O(m^2) triangular solves), ``A~^{-1} phi~`` and its rank-one update (O(m^2));
     a restart resets ``A~^{-1}`` (O(m^2)).  Memory O(m^2 + m d).
 
-    *Sources.*  The NeurIPS paper's algorithm (as recalled here) and seed 003's summary
+    *Sources.*  The NeurIPS paper's algorithm (as recalled here) and Jézéquel et al.'s summary
     (eq. (8): ``R_n <~ m (lambda + d_eff(lambda)) + n mu / lambda``; Table 1; "restarted
-    whenever a point is added in the dictionary").  The code of Jézéquel et al. for seed
-    003's Figure 3 (``Pros_n_kons``; see the module docstring) differs, and
+    whenever a point is added in the dictionary").  The code of Jézéquel et al. for
+    their Figure 3 (``Pros_n_kons``; see the module docstring) differs, and
     ``variant="jgr2019"`` reproduces it:
 
     * its ``predict`` returns ``clip(phi~_t^T w_{t-1})`` -- the last projected point,
@@ -256,13 +257,13 @@ class ProsNKONS(KORSDictionaryView, _KONS, OnlineLearner, ProsNKONSCore):
     ----------
     kernel : okl kernel, default ``Gaussian(1.0)``
     alpha : float > 0, default 1.0
-        ``A~ = alpha I`` at every restart (seed 003's ``lambda = 1``).
+        ``A~ = alpha I`` at every restart (Jézéquel et al.'s ``lambda = 1``).
     C : float > 0 or inf, default 1.0
         Feasible set ``|f(x_t)| <= C``.
     eta : float > 0, default 1/16
         Newton step (the code's ``u = g/4``, ``A += u u^T``; see :func:`square_loss_eta`).
     mu : float > 0, default 1.0
-        KORS regularization (seed 003 Sec. 4: ``mu = 1``).
+        KORS regularization (Jézéquel et al., Sec. 4: ``mu = 1``).
     beta : float > 0 or inf, default 1.0
         KORS oversampling (``beta = 1``).
     eps : float in (0, 1), default 0.5

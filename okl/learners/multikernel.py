@@ -36,8 +36,8 @@ class OMKC(ExampleBudgeted, OnlineLearner, OMKCCore):
     by Hedge weights (Hoi, Jin, Zhao & Yang 2013, Algorithm 1 with deterministic updating
     and deterministic combination).
 
-    The baseline of Li & Liao (seed 004) Secs. 5.2.2 and 5.3.2 that "does not share the
-    memory".  With weights ``w_{1,i} = 1`` and ``f_{1,i} = 0``, round ``t``:
+    The baseline of the kernel-selection paper of Li & Liao, Secs. 5.2.2 and 5.3.2, that
+    "does not share the memory".  With weights ``w_{1,i} = 1`` and ``f_{1,i} = 0``, round ``t``:
 
     1. ``f_{t,i}(x_t)`` for every kernel ``i``, each against its own support set ``S_i``;
     2. predict ``sign(sum_i q_{t,i} sgn(f_{t,i}(x_t)))`` with ``q_{t,i} = w_{t,i} / sum_j

@@ -1,7 +1,7 @@
 r"""OKS, online kernel selection (Yang, Mahdavi, Jin, Yi & Hoi, *Online kernel selection:
 algorithms and evaluations*, AAAI 2012), and BOKS, its budgeted variant in Li & Liao,
-*Online kernel selection with computational constraints* (seed 004, Sec. 5.2): the
-baselines of seed 004's Tables 4-7, as the authors of seed 004 ran them."""
+*Online kernel selection with computational constraints* (Sec. 5.2): the baselines of
+that paper's Tables 4-7, as its authors ran them."""
 from __future__ import annotations
 
 import math
@@ -34,7 +34,8 @@ _INITIAL_CAPACITY = 16
     bounds="okl.experiments.bounds.selection:oks")
 class OKS(ExampleBudgeted, HorizonLearner, OnlineLearner, OKSCore):
     r"""OKS: online kernel selection by sampling one kernel a round (Yang, Mahdavi, Jin, Yi
-    & Hoi, AAAI 2012), unbudgeted -- the baseline "OKS" of Li & Liao (seed 004, Sec. 5.1).
+    & Hoi, AAAI 2012), unbudgeted -- the baseline "OKS" of the kernel-selection paper of Li
+    & Liao, Sec. 5.1.
 
     ``K`` kernel hypotheses ``f_{t,i} = sum_{tau in S_i} a_tau k_i(x_tau, .)``, each with
     its **own** support set ``S_i`` (an example is stored by the kernel that was drawn when
@@ -59,7 +60,7 @@ class OKS(ExampleBudgeted, HorizonLearner, OnlineLearner, OKSCore):
 
     The sources, and which one okl follows:
 
-    * **The authors' R code of seed 004** (``table4/BOKS-r.R``, ``table5/BOKS-c.R``,
+    * **Li & Liao's R code** (``table4/BOKS-r.R``, ``table5/BOKS-c.R``,
       ``table5/Adv-BOKS-c.R``, ``table6``/``table7`` copies, in JunfLi-TJU/
       ACML2021-Journal-Track) is the algorithm above with ``update="mistake"``,
       ``importance_weighted=True``, ``eta = sqrt(2 (1 - delta) ln K / (K T))``,
@@ -70,7 +71,7 @@ class OKS(ExampleBudgeted, HorizonLearner, OnlineLearner, OKSCore):
       ``sample(1:K, 1, prob = p)`` sorts ``p`` before inverting its CDF, okl inverts it in
       the kernels' order (the draw has the same law); and the permutation of the stream
       is left to the caller.
-    * **Seed 004's text** says "for online classification, we adopt the hinge loss"; the R
+    * **Li & Liao's text** says "for online classification, we adopt the hinge loss"; the R
       code updates on mistakes (a Perceptron step scaled by ``lambda / q``) and weighs
       kernels by their importance-weighted mistakes.  ``update="hinge"`` makes the hinge
       loss's subgradient step instead (update when ``y f < 1``).  The text's "we set the
@@ -86,7 +87,7 @@ class OKS(ExampleBudgeted, HorizonLearner, OnlineLearner, OKSCore):
       algorithm boxes, so okl cannot say where the AAAI text and the R code part; the
       structure above (sample a kernel, update only its classifier with an
       importance-weighted step, exponential weights on importance-weighted losses smoothed
-      by ``delta``) is what both R versions and seed 004's description share.
+      by ``delta``) is what both R versions and Li & Liao's description share.
 
     Parameters
     ----------
@@ -104,11 +105,11 @@ class OKS(ExampleBudgeted, HorizonLearner, OnlineLearner, OKSCore):
         Learning rate of the weights; ``None`` is the R code's ``sqrt(2 (1 - delta) ln K /
         (K T))``.
     lam : float > 0 or None
-        The step ``lambda``; ``None`` is seed 004's ``5 / sqrt(T)``.
+        The step ``lambda``; ``None`` is Li & Liao's ``5 / sqrt(T)``.
     update : {"mistake", "hinge"}, default "mistake"
         When a classifier is updated (see above); ignored for regression.
     importance_weighted : bool, default True
-        Divide the new coefficient by ``q_{t,I_t}`` (R code of seed 004) or not (``OKS.R``).
+        Divide the new coefficient by ``q_{t,I_t}`` (Li & Liao's R code) or not (``OKS.R``).
     seed : int, Generator or None
         Seed of the draws ``I_t``.
 
@@ -226,8 +227,8 @@ class OKS(ExampleBudgeted, HorizonLearner, OnlineLearner, OKSCore):
     bounds="okl.experiments.bounds.selection:oks")
 class BOKS(OKS):
     r"""BOKS: OKS with a budget -- "a heuristic variant, called BOKS, which stops updating
-    hypothesis if the number of support vectors equals B" (Li & Liao, seed 004, Sec. 5.2.1;
-    Tables 4-7).
+    hypothesis if the number of support vectors equals B" (the kernel-selection paper of Li &
+    Liao, Sec. 5.2.1; Tables 4-7).
 
     The algorithm of :class:`OKS` (see there for the rounds, the sources and the defaults),
     with one more rule, as in the authors' R code (``sum(k) < B``): an update of
@@ -244,7 +245,7 @@ class BOKS(OKS):
         The example budget: entries over all ``K`` sets.  Exactly one of ``B``,
         ``memory_budget``, ``time_budget``.
     memory_budget : float or okl.learners.budget_kinds.MemoryBudget, optional
-        A memory budget in quanta (Definition 1 of seed 004): an entry costs ``d + 1``
+        A memory budget in quanta (Li & Liao's Definition 1): an entry costs ``d + 1``
         (vector and coefficient) and the ``K`` cumulative losses are fixed, so ``B =
         floor((quanta - K) / (d + 1))``, Table 3's available budget ``B_0`` of BOKS (the
         single-kernel baseline's, minus the fixed state).

@@ -1,4 +1,5 @@
-"""Online kernel selection under memory and time budgets (Li & Liao, seed 004).
+"""Online kernel selection under memory and time budgets (Li & Liao, *Online kernel
+selection with computational constraints*).
 
 ``LKMBooks`` (Sec. 3.2) and ``PFMBooks`` (Sec. 3.3) share one support set across
 ``K`` kernels under a memory budget; ``BATBooks`` (Sec. 4.2) keeps one buffer per

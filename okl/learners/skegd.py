@@ -1,7 +1,7 @@
 """SkeGD: Zhang & Liao, *Incremental Randomized Sketching for Online Kernel Learning*
 (ICML 2019), as the baseline "SkeGD" of Li & Liao, *Improved Kernel Alignment Regret Bound
-for Online Kernel Learning* (AAAI 2023, seed 000: Table 1, Table 2 and the supplementary
-Table 4), run by those authors with Xiao Zhang's R code (``OKS-SkeGD-20190716.zip`` of
+for Online Kernel Learning* (AAAI 2023: Table 1, Table 2 and the supplementary Table 4),
+run by those authors with Xiao Zhang's R code (``OKS-SkeGD-20190716.zip`` of
 JunfLi-TJU/OKL-Hinge).
 """
 from __future__ import annotations
@@ -25,7 +25,8 @@ _HASHES = {"r": 0, "uniform": 1}
 
 def default_eta(T: int) -> float:
     """``eta = 0.1 / sqrt(T)``: the step ``SkeGD.R`` runs (``eta_SkeGD <- 0.1/sqrt(N)``
-    overrides the options' 0.01), the point ``10^-1 / sqrt(T)`` of seed 000's grid."""
+    overrides the options' 0.01), the point ``10^-1 / sqrt(T)`` of the grid of Li & Liao
+    (AAAI 2023)."""
     T = check_int(T, "T", low=1)
     return 0.1 / math.sqrt(T)
 
@@ -88,8 +89,8 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
     cs_d : int in [1, s_p], default 4
         Non-zeros a row of the count sketch (``CS_d``, "d in SkeGD").
     eta : float > 0 or None, default None
-        Step size; None: ``0.1 / sqrt(T)`` (:func:`default_eta`).  Seed 000 tunes it over
-        ``10^{-3..3} / sqrt(T)``.
+        Step size; None: ``0.1 / sqrt(T)`` (:func:`default_eta`).  Li & Liao (AAAI 2023)
+        tune it over ``10^{-3..3} / sqrt(T)``.
     cycle : float > 0 or None, default None
         Update cycle in margin errors; None: ``0.3 T`` (:func:`default_cycle`).
     hash : {"r", "uniform"}, default "r"
@@ -116,8 +117,8 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
     -----
     Sources.  The ICML 2019 paper was not available here (only its abstract: two
     incremental sketches, a sparse transform and a sampling matrix, rank-one updates, a
-    time-varying explicit feature map, sublinear regret); seed 000 gives its Table 1 rates
-    (:func:`theory.pomdr_baselines.skegd_regret_bound`, ``..._complexity``).  The
+    time-varying explicit feature map, sublinear regret); Li & Liao (AAAI 2023) give its
+    Table 1 rates (:func:`theory.pomdr_baselines.skegd_regret_bound`, ``..._complexity``).  The
     algorithm above is Xiao Zhang's R code with ``experiment_OKS.R``'s options, which okl
     reproduces round for round (``tests/fixtures/r_skegd_*.csv``, made by
     ``tests/fixtures/r/pomdr/SkeGD-run.R`` on the authors' files with the draws of a
@@ -136,8 +137,8 @@ class SkeGD(HorizonLearner, OnlineLearner, SkeGDCore):
       vectors); ``landmark_pool=X_file`` runs the R code's.  On 400 rounds of the fixture
       stream the R code's map makes 162 mistakes where the method's makes 123.  On the
       real files (``benchmarks/pomdr_real_data.py``, 10 permutations, B = 400) the R
-      code's landmarks give seed 000's SkeGD column (a9a 17.40 +- 0.21 % at
-      ``eta = 1/sqrt(T)``, paper 17.31 +- 0.21; w8a 3.05 +- 0.00, paper 3.04 +- 0.01;
+      code's landmarks give the SkeGD column of Li & Liao, AAAI 2023 (a9a 17.40 +- 0.21 %
+      at ``eta = 1/sqrt(T)``, paper 17.31 +- 0.21; w8a 3.05 +- 0.00, paper 3.04 +- 0.01;
       magic04 26.21 +- 2.04 at the default step, paper 24.17 +- 0.95), the method's err
       less once the step is tuned on the same grid (16.72, 2.58 and 17.60 %).
     * Count sketch (``hash``).  ``CSketch_d`` draws ``sample(1:s/d, ...)``, which R reads
