@@ -34,15 +34,15 @@ def budget_B0(T: int, B: int) -> tuple[int, str | None]:
     Theorem 2 needs ``B0`` above a data-dependent ``O(ln T)`` level, for which the
     paper sets ``ceil(c ln T)``, ``c > 4``, and its experiments ``c = 15``
     (:func:`default_B0`).  Where ``ceil(15 ln T) < B`` that is ``B0``.  Where it is
-    not -- seed 002's Table 2 runs POMDR with ``B = 150`` on a9a, ``ceil(15 ln T) =
-    156`` -- ``B0 = B / 2``: the size OMDR's halvings return ``S`` to, so POMD hands
-    over at the level every OMDR cycle starts from (each OMDR phase then runs from
-    ``B/2`` to ``B``, the first one included).  Returns ``(B0, note)`` where ``note``
-    explains a fallback (``None`` when the paper's rule applies); it also says when
-    ``B/2 <= 4 ln T``, below the ``c > 4`` of Theorem 2's rule, where the theorem's
-    condition on ``B0`` is not known to hold.  (The authors' ``POMDR.R`` of the
-    Ahpatron repository, used for seed 002's tables, sets ``round(10 ln T)``, 104 on
-    a9a; ``okl.experiments.ahpatron`` passes that ``B0`` explicitly.)
+    not -- Table 2 of the Ahpatron paper (Liao et al., AAAI 2024) runs POMDR with ``B =
+    150`` on a9a, ``ceil(15 ln T) = 156`` -- ``B0 = B / 2``: the size OMDR's halvings
+    return ``S`` to, so POMD hands over at the level every OMDR cycle starts from (each
+    OMDR phase then runs from ``B/2`` to ``B``, the first one included).  Returns ``(B0,
+    note)`` where ``note`` explains a fallback (``None`` when the paper's rule applies); it
+    also says when ``B/2 <= 4 ln T``, below the ``c > 4`` of Theorem 2's rule, where the
+    theorem's condition on ``B0`` is not known to hold.  (The authors' ``POMDR.R`` of the
+    Ahpatron repository, used for the Ahpatron paper's tables, sets ``round(10 ln T)``,
+    104 on a9a; ``okl.experiments.ahpatron`` passes that ``B0`` explicitly.)
     """
     rule = default_B0(T)
     if rule < B:
@@ -312,8 +312,8 @@ class POMDR(_POMDBase):
         ``|S|`` at which POMD hands over to OMDR.  ``None``: ``ceil(15 ln T)`` (the
         experiments; Theorem 2 asks ``ceil(c ln T)`` with ``c > 4``; see
         :func:`default_B0`) where that is below ``B``, else ``B / 2`` with a
-        ``UserWarning`` (seed 002's ``B = 150`` on a9a: ``ceil(15 ln T) = 156``); see
-        :func:`budget_B0`.  A given ``B0`` must be ``< B`` (ValueError naming ``B0``
+        ``UserWarning`` (the Ahpatron paper's ``B = 150`` on a9a: ``ceil(15 ln T) =
+        156``); see :func:`budget_B0`.  A given ``B0`` must be ``< B`` (ValueError naming ``B0``
         otherwise).
     M : int >= 1, default 15
         Window of the optimistic gradient (the experiments' 15).
