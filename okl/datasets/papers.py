@@ -14,16 +14,17 @@ for it (``okl.datasets.registry.PAPER_DATASETS``), in this order:
    ``N`` rows of step 1, kept in file order.  Never the head of a file (UCI's magic04
    lists every gamma before every hadron).  A large file is read in one streaming pass
    keeping only the drawn rows (``okl.datasets.fetch.load``).
-3. **feature selection** (seed 004's "-v" sets: the first features).
+3. **feature selection** (the "-v" sets of the kernel-selection paper of Li & Liao: the
+   first features).
 4. **scaling**, with the statistics of the whole prepared set (after the draw): min-max
-   to [0, 1] (seed 000's magic04, after the authors' "magic04-N"), min-max to [-1, 1]
-   (seed 003, Sec. 4), division by the standard deviation (seed 004: Hardware,
-   Twitter).
-5. **adversarial rescaling** (seed 004's Adv- sets): a property of the rounds, not of
-   the rows, so it is applied to each permuted stream: ``PaperData.stream(order)``
-   returns ``X[order]`` with every round after the first ``ceil(T/20)`` multiplied by
-   ``2^-3`` (``okl.datasets.adversarial_rescaling``).  ``PaperData.X`` itself is not
-   rescaled.
+   to [0, 1] (magic04 in Li & Liao, AAAI 2023, after the authors' "magic04-N"), min-max
+   to [-1, 1] (Jezequel, Gaillard & Rudi, NeurIPS 2019, Sec. 4), division by the standard
+   deviation (the kernel-selection paper: Hardware, Twitter).
+5. **adversarial rescaling** (the kernel-selection paper's Adv- sets): a property of the
+   rounds, not of the rows, so it is applied to each permuted stream:
+   ``PaperData.stream(order)`` returns ``X[order]`` with every round after the first
+   ``ceil(T/20)`` multiplied by ``2^-3`` (``okl.datasets.adversarial_rescaling``).
+   ``PaperData.X`` itself is not rescaled.
 
 Each step says, in ``PaperData.steps``, what was done and where its rule comes from:
 the paper's text, the authors' released code or data files, or (where both are silent)
@@ -72,7 +73,8 @@ class PaperData:
     files : tuple of str
         The files read.
     adversarial : float or None
-        The factor of seed 004's adversarial rescaling, applied by ``stream``.
+        The factor of the adversarial rescaling of the kernel-selection paper of Li &
+        Liao, applied by ``stream``.
     n_paper : int or None
         The paper's number of rows (``None`` when the paper does not state it).
     """
@@ -315,8 +317,10 @@ def paper_data(name: str, paper: str, *, n_rows: int | None = None, seed=0,
     name : str
         The dataset as the paper names it (case-insensitive): see ``paper_datasets``.
     paper : str
-        ``"pomdr"`` (seed 000), ``"norma"`` (001), ``"ahpatron"`` (002), ``"awv"``
-        (003) or ``"selection"`` (004).
+        ``"pomdr"`` (Li & Liao, AAAI 2023), ``"norma"`` (Kivinen, Smola & Williamson,
+        IEEE TSP 2004), ``"ahpatron"`` (Liao et al., AAAI 2024), ``"awv"`` (Jezequel,
+        Gaillard & Rudi, NeurIPS 2019) or ``"selection"`` (Li & Liao, *Online kernel
+        selection with computational constraints*).
     n_rows : int, optional
         A shorter stream: ``n_rows`` rows drawn uniformly (seeded) from the paper's
         dataset.  Default: the paper's full size.

@@ -105,9 +105,9 @@ class PaperDataset:
     kept; ``scale`` (a key of ``SCALINGS``) is applied to the features and
     ``target_scale`` to a regression target, with the statistics of the whole prepared
     set (``scale_stats="file"``: of all the rows of the files, before the draw, where
-    the authors' data file shows it); ``adversarial`` (a factor, seed 004's Adv- sets)
-    rescales the rounds after the first twentieth of each permuted stream
-    (``PaperData.stream``).  ``task`` is one of ``TASKS``; a novelty-detection stream
+    the authors' data file shows it); ``adversarial`` (a factor, the Adv- sets of the
+    kernel-selection paper) rescales the rounds after the first twentieth of each permuted
+    stream (``PaperData.stream``).  ``task`` is one of ``TASKS``; a novelty-detection stream
     (NORMA's USPS) keeps the class in ``y`` for display only.
 
     ``why`` maps each step (``"parts"``, ``"classes"``, ``"draw"``, ``"features"``,
@@ -614,7 +614,7 @@ _MINMAX_004 = ("the authors' regression/elevators.train and housing.train have e
                "feature min-max scaled to [-1, 1] and the target to [0, 1] "
                "(" + R_SELECTION + "); the paper is silent")
 
-# -- California housing ('housing' of seed 004) ------------------------------------------------
+# -- California housing ('housing' of the kernel-selection paper) -----------------------------
 _entry(
     _torgo("cal_housing", "cal_housing.tgz", "CaliforniaHousing/cal_housing.data", 20_640, 8,
            "California housing (Pace & Barry 1997): longitude, latitude, median age, rooms, "

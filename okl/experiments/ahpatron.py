@@ -60,11 +60,11 @@ smallest AMR averaged over those same permutations:
   ``k = 0.2 B`` ("the other parameters of NOGD follow the original paper": the JMLR
   paper's and the authors' ``r = 0.2 B``), step best of ``10^{-3..3} / sqrt(T)``.
 * POMDR (``okl.POMDR``): the text says "all parameters of POMDR also follow the
-  original paper", but seed 000's ``B0 = ceil(15 ln T)`` exceeds Table 2's budgets
-  (156 > 150 on a9a).  The authors' ``POMDR.R`` in alg4ml/Ahpatron sets
-  ``B0 = round(10 ln T)``, the ALD threshold ``T^{-1/2}`` on ``sqrt(alpha_t)``
-  (``zeta = 1/2``, ``ald_scale = 1``), ``U = 25``, ``M = 15`` and the reset constant
-  ``c = 0.1``, with the table's ``B`` and ``sigma``: that is what runs here
+  original paper", but that paper's ``B0 = ceil(15 ln T)`` (Li & Liao, AAAI 2023)
+  exceeds Table 2's budgets (156 > 150 on a9a).  The authors' ``POMDR.R`` in
+  alg4ml/Ahpatron sets ``B0 = round(10 ln T)``, the ALD threshold ``T^{-1/2}`` on
+  ``sqrt(alpha_t)`` (``zeta = 1/2``, ``ald_scale = 1``), ``U = 25``, ``M = 15`` and the
+  reset constant ``c = 0.1``, with the table's ``B`` and ``sigma``: that is what runs here
   (``POMDR_SETTINGS``).
 * Not in Table 2, run when asked for (``learners=[...]``, ``--learners``), reported as
   extra rows (``in_paper = False``): AVP (Ahpatron without a budget: same ``U``,

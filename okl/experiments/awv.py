@@ -40,7 +40,7 @@ authors' own code of it (``variant="jgr2019"``, its KORS ``mu`` = its ``lbd`` =
 ``lambda``; where it differs from the NeurIPS paper's algorithm is listed in
 :class:`okl.ProsNKONS`; okl's ``Pros-N-KONS`` column follows the paper, whose forecast is
 the one its bounds are about), and Sketched-KONS (:class:`okl.SketchedKONS`, the issue's
-request: seed 003 compares it in theory only, eq. (8) and Table 1) with the same
+request: Jezequel et al. compare it in theory only, eq. (8) and Table 1) with the same
 ``KONS``, ``beta = 1`` and ``gamma = SKETCHED_GAMMA = 0.1`` (Table 1's ``c = 1/gamma``;
 the paper gives none).  Reported beside each run: Proposition 1's bound (Kernel-AWV),
 Theorem 3's bound with the measured ``mu = ||(I - P) C_n^{1/2}||^2`` (PKAWV) and

@@ -85,7 +85,7 @@ class Prepared:
     task: str = "classification"
     settings: dict = field(default_factory=dict)
     index: int = 0              # the dataset's position in the reproduction (seeds)
-    adversarial: float | None = None    # seed 004's rescaling factor of later rounds
+    adversarial: float | None = None    # the kernel-selection paper's factor of later rounds
     missing: str = ""           # why the paper's files were not used
 
     @property
@@ -118,9 +118,10 @@ def paper_dataset(name: str, paper: str, *, stand_in=None, n_rows=None,
 
     ``stand_in()`` returns ``(X, y, description)`` or None (no stand-in: source
     ``"none"``).  ``settings`` (the paper's kernel width, budget, ...) are shown in the
-    table header and kept in the summary.  A dataset with seed 004's adversarial
-    rescaling keeps its factor in ``Prepared.adversarial``: the rescaling acts on the
-    rounds of each permuted stream (:func:`learner_run`), not on the rows.
+    table header and kept in the summary.  A dataset with the adversarial rescaling of
+    the kernel-selection paper of Li & Liao keeps its factor in ``Prepared.adversarial``:
+    the rescaling acts on the rounds of each permuted stream (:func:`learner_run`), not on
+    the rows.
     """
     try:
         from okl.datasets import DatasetNotFoundError, paper_data, paper_datasets
@@ -258,8 +259,9 @@ def own_grid(name: str, params) -> list[dict]:
 
 
 def permuted_stream(X, y, order, adversarial=None):
-    """``(X[order], y[order])``, then seed 004's adversarial rescaling of the rounds
-    after the first ``ceil(T/20)`` by ``adversarial`` when it is given."""
+    """``(X[order], y[order])``, then the adversarial rescaling of the kernel-selection
+    paper of Li & Liao: the rounds after the first ``ceil(T/20)`` multiplied by
+    ``adversarial`` when it is given."""
     Xs, ys = X[order], y[order]
     if adversarial is not None:
         from okl.datasets.synthetic import adversarial_rescaling

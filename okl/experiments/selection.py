@@ -1,4 +1,4 @@
-r"""Sec. 5 of Li & Liao, *Online kernel selection with computational constraints* (seed 004):
+r"""Sec. 5 of Li & Liao, *Online kernel selection with computational constraints*:
 memory-constrained (Tables 4-5) and time-constrained (Tables 6-7) comparisons.
 
 ``selection-memory``: Table 4 (regression, AAL: housing, elevators, Hardware, Twitter,
@@ -15,7 +15,7 @@ kernel in hindsight (NORMA for regression, BOGD for classification), LKMBooks, P
 (memory), BATBooks (time), and the paper's other baselines: OMKC_{D,D} (classification),
 BOKS, ISKA (classification), BOMKR and BOMKR-V (regression).
 
-The paper's numbers: the seed text of the paper lost the bodies of Tables 4-7 (images),
+The paper's numbers: the paper's text as read here lost the bodies of Tables 4-7 (images),
 so no paper figure is printed beside okl's and nothing is compared (``agreement.csv``
 lists the rows as not compared); the tables are okl's measurements on the paper's data.
 

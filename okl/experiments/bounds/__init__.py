@@ -66,16 +66,17 @@ What is covered (every bound is a function of ``theory/``; nothing is re-derived
   refusal by the guard, LKMBooks' criteria within ``max{l_m, 1}``) are checked on this
   run only.  The bounds are for the horizon ``T`` (``z_t`` and the steps depend on it): no
   anytime curves; the budget curves show the bounds as constant lines.
-* ``OKS`` / ``BOKS`` / ``ISKA`` / ``BOMKR`` / ``BOMKRV`` (seed 004's baselines), through
-  ``theory.selection_baselines`` (rows made by :mod:`okl.experiments.bounds.selection`): each
-  one's budget (K separate sets or one shared set) and memory in Table 3's accounting,
-  Theorem 1's factor for K separate sets, and the regret of the combination step against
-  every kernel's own hypothesis sequence (BOMKR/BOMKR-V pathwise, OKS/BOKS in expectation).
-* ``SkeGD`` / ``BAO2KS`` (seed 000's Table 2 baselines), through
+* ``OKS`` / ``BOKS`` / ``ISKA`` / ``BOMKR`` / ``BOMKRV`` (the baselines of the
+  kernel-selection paper of Li & Liao), through ``theory.selection_baselines`` (rows made
+  by :mod:`okl.experiments.bounds.selection`): each one's budget (K separate sets or one
+  shared set) and memory in Table 3's accounting, Theorem 1's factor for K separate sets,
+  and the regret of the combination step against every kernel's own hypothesis sequence
+  (BOMKR/BOMKR-V pathwise, OKS/BOKS in expectation).
+* ``SkeGD`` / ``BAO2KS`` (the baselines of Table 2 of Li & Liao, AAAI 2023), through
   ``theory.pomdr_baselines`` (rows made by :mod:`okl.experiments.bounds.pomdr`): the memory
   rules of their authors' R code (checked), the run's kernel work per round against Table
   1's complexity rows at constant 1, and the regret against the best hinge function in a
-  ball beside Table 1's regret orders (no bound: the seed prints orders only).
+  ball beside Table 1's regret orders (no bound: the paper prints orders only).
 * ``SketchedKONS`` / ``ProsNKONS`` (Calandriello, Lazaric & Valko 2017, as compared in
   Jezequel, Gaillard & Rudi 2019), through ``theory.kons``: the pathwise online-Newton
   bound :math:`\frac\alpha2\|f\|^2 + \frac12\sum_t g_t^\top A_t^{-1}g_t` (per epoch for
@@ -83,8 +84,8 @@ What is covered (every bound is a function of ``theory/``; nothing is re-derived
   (:math:`(1 + 1/\beta)/(\gamma\eta)` times the log-determinant; ``holds`` is one draw) and
   KONS' log-determinant bound (``gamma = 1``), against the kernel ridge comparator at
   :math:`\alpha/2` scaled into :math:`|f(x_t)| \le C`; the step condition
-  :math:`\eta \le 1/(2(\hat y_t - y_t)^2)` is checked on the run; seed 003's eq. (8)
-  form as an order (no constants: no ``holds``).
+  :math:`\eta \le 1/(2(\hat y_t - y_t)^2)` is checked on the run; Jezequel et al.'s
+  eq. (8) form as an order (no constants: no ``holds``).
 * ``KernelOGD`` (:mod:`theory.norma_baselines`): Zinkevich (2003), Theorem 1, for the
   constant rate and for ``eta/sqrt(t)`` (the diameter measured on the run: no projection),
   hinge loss, ``lam = 0``; NORMA's Theorems 2-3 at ``rho = 1`` (constant rate, any

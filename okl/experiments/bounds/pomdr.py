@@ -12,10 +12,10 @@ Table 2 (SkeGD, B(AO)2KS, FOGD, NOGD).
   :math:`\min_{\|f\| \le U} \sum_t \max(0, 1 - y_t f(x_t))` (its certified lower bound);
   Lemma 4 with the learner's ``sum_delta``.  Functions of :mod:`theory.pomdr`.
 * ``SkeGD`` / ``BAO2KS``: functions of ``theory.pomdr_baselines`` (see its docstring for what
-  seed 000 states about these learners; its Table 1 prints orders only):
+  Li & Liao state about these learners; its Table 1 prints orders only):
 
 Every expression is a function of ``theory.pomdr_baselines`` (see its docstring for what
-seed 000 states about these learners; its Table 1 prints orders only):
+Li & Liao state about these learners; its Table 1 prints orders only):
 
 * **Memory**, exact for the algorithms as their authors' R code runs them (okl's): SkeGD
   stores ``B`` support vectors plus one per sketch update
@@ -25,7 +25,7 @@ seed 000 states about these learners; its Table 1 prints orders only):
   ``d`` per round (``Trace.extras["kernel_evaluations"]``) against ``d B ln T`` (SkeGD,
   ``poly(ln T) = ln T``) and ``d sqrt(A_T T ln T)`` (B(AO)2KS; applicable when ``B`` is
   at most :func:`~theory.pomdr_baselines.bao2ks_budget`, the regime of the row).  The
-  constant 1 is a choice (the seed gives none): ``holds`` says the run's work is within
+  constant 1 is a choice (the paper gives none): ``holds`` says the run's work is within
   the row at that constant.
 * **Regret** (Table 1): the run's regret against the best hinge function of norm ``<= U``
   (its certified lower bound, :func:`theory.best_hinge_in_ball`, for each radius of the

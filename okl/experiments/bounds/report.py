@@ -34,7 +34,8 @@ NO_BOUND = "no bound implemented"
 #: Rows a multiclass comparator is fitted on at most (``Stream.mc_comparator``: its
 #: L-BFGS fit costs about 1 s at 200 rows and 10 s at 1000 on one core).
 MC_FIT_ROWS = 600
-#: Confidence level of the high-probability budget bounds (Theorems 2, 4, 8 of seed 004).
+#: Confidence level of the high-probability budget bounds (Theorems 2, 4, 8 of the
+#: kernel-selection paper of Li & Liao).
 DEFAULT_DELTA = 0.05
 #: Relative slack of ``holds`` (round-off; the counts are integers).
 RTOL = 1e-9

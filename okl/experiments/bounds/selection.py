@@ -1,5 +1,5 @@
 r"""``okl bounds`` handlers of Li & Liao, *Online kernel selection with computational
-constraints* ("kernel selection", seed 004): LKMBooks, PFMBooks, BATBooks (through
+constraints* ("kernel selection"): LKMBooks, PFMBooks, BATBooks (through
 :mod:`theory.selection`) and the baselines of its Tables 4-7, OKS / BOKS, ISKA, BOMKR and
 BOMKR-V (through :mod:`theory.selection_baselines`).
 
@@ -8,12 +8,12 @@ at the report's ``delta``) and the explicit regret bounds reconstructed from The
 and 10, one row per candidate kernel (in expectation over the learner's draws).
 
 The baselines' rows (every bound a function of ``theory.selection_baselines``; see its
-docstring for what seed 004 states about these learners):
+docstring for what the paper states about these learners):
 
 Every bound is a function of ``theory.selection_baselines`` (see its docstring for what
-seed 004 states about these learners):
+the paper states about these learners):
 
-* **Budgets** (Table 3 and Secs. 3.2, 5.2 of seed 004): the entries over BOKS's ``K``
+* **Budgets** (Table 3 and Secs. 3.2, 5.2 of the paper): the entries over BOKS's ``K``
   separate sets against its pooled ``B``; each of BOMKR's ``K`` separate sets against its
   per-kernel budget; BOMKR-V's one shared set against ``B``; ISKA's shared budget (each
   class's buffer against ``B // 2``).  The peak memory in quanta, counted from the run's
@@ -32,7 +32,7 @@ seed 004 states about these learners):
   draw).  Both need every kernel's prediction on every round: the report replays the run
   with a fresh copy of the learner one round at a time (OKS's ``decision_function`` draws
   nothing, so the replay is the same run; the report checks that it is).
-* ISKA and BOMKR have no regret bound against a fixed ``f in H_i`` in seed 004 (BOMKR: "did
+* ISKA and BOMKR have no regret bound against a fixed ``f in H_i`` in the paper (BOMKR: "did
   not provide a regret bound"); ISKA's own (Zhang & Liao 2018, logarithmic, for the step
   ``1/(lam t)``) was not reachable: rows saying so.
 """
