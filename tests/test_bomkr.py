@@ -1,6 +1,6 @@
 """BOMKR and BOMKR-V (okl/learners/bomkr.py) against plain-numpy oracles and against the
-authors' R code of seed 004 (tests/fixtures/r/BOMKR.R, BOMKR-V.R on
-tests/fixtures/r_stream_r.csv)."""
+R code of the kernel-selection paper of Li & Liao (tests/fixtures/r/BOMKR.R, BOMKR-V.R
+on tests/fixtures/r_stream_r.csv)."""
 import math
 import os
 import pickle

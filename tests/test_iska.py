@@ -1,7 +1,7 @@
 """ISKA (okl/learners/iska.py) against a plain-numpy oracle that recomputes the alignment
 criterion from the buffers' Gram matrices every time (the learner updates block sums
-incrementally), driven by the same uniforms; and against the authors' R code of seed 004
-(tests/fixtures/r/ISKA-*.R on tests/fixtures/r_stream_c.csv)."""
+incrementally), driven by the same uniforms; and against the R code of the kernel-selection
+paper of Li & Liao (tests/fixtures/r/ISKA-*.R on tests/fixtures/r_stream_c.csv)."""
 import math
 import os
 import pickle
@@ -134,7 +134,7 @@ def test_block_sums_equal_the_gram_matrices():
 
 @pytest.mark.parametrize("case,B,lam,q", [("r_iska", 20, 1e-4, 3), ("r_iska_q4", 30, 0.01, 4)])
 def test_reproduces_the_authors_r_code(case, B, lam, q):
-    """SKA_EMD.R of seed 004's ISKA.rar on the same stream, the Bernoulli draws read from the
+    """SKA_EMD.R of Li & Liao's ISKA.rar on the same stream, the Bernoulli draws read from the
     uniforms okl draws: f_t, the selected kernel, the buffer sizes, the number of draws,
     and the final buffers and weights."""
     S = np.loadtxt(os.path.join(FIX, "r_stream_c.csv"), delimiter=",")

@@ -1,6 +1,7 @@
 """OKS and BOKS (okl/learners/oks.py) against a plain-numpy oracle driven by the same
-uniforms, and against the authors' R code of seed 004 (tests/fixtures/r/BOKS-*.R, run on
-tests/fixtures/r_stream_*.csv with the uniforms of tests/fixtures/r_uniforms.csv)."""
+uniforms, and against the R code of the kernel-selection paper of Li & Liao
+(tests/fixtures/r/BOKS-*.R, run on tests/fixtures/r_stream_*.csv with the uniforms of
+tests/fixtures/r_uniforms.csv)."""
 import math
 import os
 import pickle
@@ -137,7 +138,7 @@ def _r_case(stream, name):
     ("r", "r_boks_r.csv", BOKS, dict(loss="absolute", B=30, delta=0.002)),
 ])
 def test_reproduces_the_authors_r_code(stream, name, cls, kw):
-    """Seed 004's BOKS-c.R / BOKS-r.R (B = Inf: OKS) on the same stream and uniforms:
+    """Li & Liao's BOKS-c.R / BOKS-r.R (B = Inf: OKS) on the same stream and uniforms:
     the drawn kernel, the prediction, the loss, the set sizes and q, round for round."""
     X, y, R = _r_case(stream, name)
     K = 9

@@ -59,7 +59,7 @@ def reference_draw(N, k, seed):
     return np.sort(np.random.default_rng(seed).choice(N, size=k, replace=False))
 
 
-# -- seed 000: magic04 min-max [0, 1], a9a = a9a + a9a.t --------------------------------
+# -- Li & Liao (AAAI 2023): magic04 min-max [0, 1], a9a = a9a + a9a.t ------------------
 
 def test_pomdr_magic04_is_min_max_scaled_like_the_authors_magic04_N():
     d = paper_data("magic04", "pomdr", data_home=DATA)

@@ -435,7 +435,7 @@ def test_default_B0_and_B0_must_stay_below_B():
 
 
 def test_default_B0_falls_back_to_half_the_budget_with_a_warning():
-    """Seed 002's Table 2 runs POMDR with B = 150 on a9a (T = 32,561): ceil(15 ln T) =
+    """The Ahpatron paper's Table 2 runs POMDR with B = 150 on a9a (T = 32,561): ceil(15 ln T) =
     156 >= B, which Algorithm 1 cannot run; the default is then B/2, with a warning
     saying so, once per horizon."""
     import warnings

@@ -1,5 +1,5 @@
-"""theory.pomdr_baselines: seed 000's Table 1 rows for SkeGD and B(AO)2KS, its comparisons
-with POMDR, and runs of okl.SkeGD / okl.BAO2KS held to them."""
+"""theory.pomdr_baselines: the Table 1 rows of Li & Liao (AAAI 2023) for SkeGD and B(AO)2KS,
+its comparisons with POMDR, and runs of okl.SkeGD / okl.BAO2KS held to them."""
 import math
 
 import numpy as np
@@ -11,7 +11,7 @@ import theory
 from theory import pomdr_baselines as sb
 
 
-# -- the rows and the seed's comparisons --------------------------------------------------
+# -- the rows and the paper's comparisons -------------------------------------------------
 
 def test_rows_are_the_printed_orders():
     assert sb.skegd_regret_bound(1000, 40) == pytest.approx(200.0)
@@ -95,9 +95,9 @@ def comparators():
 
 
 def test_skegd_runs_within_the_regret_row(comparators):
-    """SkeGD at the step 10/sqrt(T) (a point of seed 000's grid), B = 50: its regret against
-    the best hinge function of norm <= 5 stays below sqrt(T B) (the row at constant 1) and
-    its ratio to the row does not grow with T (0.456, 0.458, 0.457)."""
+    """SkeGD at the step 10/sqrt(T) (a point of the grid of Li & Liao), B = 50: its regret
+    against the best hinge function of norm <= 5 stays below sqrt(T B) (the row at constant
+    1) and its ratio to the row does not grow with T (0.456, 0.458, 0.457)."""
     X, y = _stream()
     ratios = []
     for T, (lower, _) in comparators.items():

@@ -1,5 +1,6 @@
-"""theory.selection_baselines (seed 004's statements about OKS/BOKS, ISKA, BOMKR, BOMKR-V)
-and runs of the learners held to them (okl bounds rows of okl.experiments.bounds.selection).
+"""theory.selection_baselines (what the kernel-selection paper of Li & Liao states about
+OKS/BOKS, ISKA, BOMKR, BOMKR-V) and runs of the learners held to them (okl bounds rows of
+okl.experiments.bounds.selection).
 
 * Table 3 accounting: the learners' memory-budget rule is ``available_budget`` and their
   reported memory is ``space_quanta``; K separate sets (BOKS, BOMKR) vs one shared set

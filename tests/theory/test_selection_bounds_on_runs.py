@@ -1,5 +1,5 @@
-"""Theorems 2, 3, 4, 6, 8 and 10 of Li & Liao (seed 004) against runs of LKMBooks,
-PFMBooks and BATBooks (theory/selection.py).
+"""Theorems 2, 3, 4, 6, 8 and 10 of the kernel-selection paper of Li & Liao against runs of
+LKMBooks, PFMBooks and BATBooks (theory/selection.py).
 
 * Budgets: over many seeds, the number of rounds with ``rho_t = 1`` (the buffer size of
   the unguarded algorithm; the learners also keep a hard guard at ``B``) exceeds the

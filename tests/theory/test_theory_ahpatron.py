@@ -1,4 +1,4 @@
-"""Bounds of AVP and Ahpatron (Liao, Li, Liao, Hu & Dang, AAAI 2024, seed 002), theory/ahpatron.py.
+"""Bounds of AVP and Ahpatron (Liao, Li, Liao, Hu & Dang, AAAI 2024), theory/ahpatron.py.
 
 Closed forms checked against hand-computed values, the special cases and
 constants the paper states (Corollary 1 = Theorem 1 at |N_T| = 0, eq. (10)'s

@@ -1,4 +1,4 @@
-"""Kernel polarization and alignment A_T (Li & Liao AAAI 2023, seed 000)."""
+"""Kernel polarization and alignment A_T (Li & Liao, AAAI 2023)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st

@@ -1,4 +1,4 @@
-"""Bounds of Kernel-AWV and PKAWV (Jezequel, Gaillard & Rudi 2019, seed 003), theory/awv.py.
+"""Bounds of Kernel-AWV and PKAWV (Jezequel, Gaillard & Rudi, NeurIPS 2019), theory/awv.py.
 
 Oracles written here, independent of theory/awv.py's algebra:
 

@@ -1,4 +1,4 @@
-"""Spectrum decay envelopes of Theorem 1 of Li & Liao (AAAI 2023, seed 000)."""
+"""Spectrum decay envelopes of Theorem 1 of Li & Liao (AAAI 2023)."""
 import dataclasses
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""Best hinge loss in the RKHS ball ||f|| <= U (comparator of seeds 000/002)."""
+"""Best hinge loss in the RKHS ball ||f|| <= U (the comparator of Li & Liao, AAAI 2023, and
+of the Ahpatron paper, Liao et al., AAAI 2024)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -195,7 +196,7 @@ def test_monotone_in_U_and_polarization_bound():
         prev = res
 
 
-# ------------------------------------- seed 002, Theorem 5: A_T >= min L_T
+# ------------------------- the Ahpatron paper, Theorem 5: A_T >= min L_T
 
 @pytest.mark.parametrize("name,sigma", [("iris", 0.5), ("iris", 2.0), ("wine", 1.0),
                                         ("cancer", 3.0), ("cancer", 10.0)])

@@ -1,5 +1,5 @@
 """theory/kons.py: the KONS / Sketched-KONS / Pros-N-KONS regret bounds held to runs of the
-okl learners, and seed 003's eq. (8) and Table 1.
+okl learners, and eq. (8) and Table 1 of Jezequel, Gaillard & Rudi (NeurIPS 2019).
 
 Oracles written here: the exact regret identity of the online Newton step without
 projection (C = inf), computed from the run's forecasts, sketch rows and final Newton
@@ -182,7 +182,7 @@ def test_pros_n_kons_pathwise_bound_on_runs(kernel, mu, seed):
 
 
 # ----------------------------------------------------------------------------
-# Seed 003: eq. (8) and Table 1
+# Jezequel, Gaillard & Rudi: eq. (8) and Table 1
 # ----------------------------------------------------------------------------
 
 def test_eq8_forms():

@@ -1,4 +1,4 @@
-"""Bounds of POMDR (Li & Liao, AAAI 2023, seed 000), theory/pomdr.py.
+"""Bounds of POMDR (Li & Liao, AAAI 2023), theory/pomdr.py.
 
 Closed forms evaluated by hand at one point, the ALD residual against an
 explicit least-squares projection in feature space and against the determinant

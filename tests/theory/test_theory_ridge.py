@@ -1,4 +1,5 @@
-"""Kernel ridge comparator: min_f sum (y_t - f(x_t))^2 + lam ||f||^2 (seed 003)."""
+"""Kernel ridge comparator: min_f sum (y_t - f(x_t))^2 + lam ||f||^2 (Jezequel, Gaillard &
+Rudi, NeurIPS 2019)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st

@@ -1,4 +1,4 @@
-"""Bounds of Li & Liao, *Online kernel selection with computational constraints* (seed 004),
+"""Bounds of Li & Liao, *Online kernel selection with computational constraints*,
 theory/selection.py.
 
 Hand-evaluated points, the monotonicity the paper implies, upper bounds above the lower

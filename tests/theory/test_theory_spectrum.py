@@ -1,4 +1,4 @@
-"""Effective dimension and log-determinant term (Jezequel et al. 2019, seed 003)."""
+"""Effective dimension and log-determinant term (Jezequel, Gaillard & Rudi, NeurIPS 2019)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -90,7 +90,7 @@ def test_effective_dimension_range_and_monotonicity(K, lam, factor):
 @SETTINGS
 @given(kernels(), st.floats(1e-4, 1e4))
 def test_log_det_term_vs_effective_dimension(K, lam):
-    # x / (1 + x) <= log(1 + x) termwise; Prop. 2 of seed 003 bounds it from above.
+    # x / (1 + x) <= log(1 + x) termwise; Prop. 2 of Jezequel et al. bounds it from above.
     T = len(K)
     d = effective_dimension(K, lam)
     ld = log_det_term(K, lam)
