@@ -1,4 +1,4 @@
-"""The baselines of seed 000's Table 2 (Li & Liao, AAAI 2023): SkeGD and B(AO)2KS.
+"""The baselines of Table 2 of Li & Liao (AAAI 2023): SkeGD and B(AO)2KS.
 
 Each timed call learns one stream from scratch with a fresh learner (validation, the
 stream driver and the trace included), with the settings of the authors' R code (okl's

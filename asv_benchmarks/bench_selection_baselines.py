@@ -1,4 +1,5 @@
-"""The baselines of seed 004's Tables 4-7 (Li & Liao): OKS / BOKS, ISKA, BOMKR and BOMKR-V.
+"""The baselines of Tables 4-7 of the kernel-selection paper of Li & Liao: OKS / BOKS, ISKA,
+BOMKR and BOMKR-V.
 
 Each timed call learns one stream of 10^4 rounds from scratch with a fresh learner
 (validation, the stream driver and the trace included).  Streams:

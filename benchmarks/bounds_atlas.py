@@ -15,8 +15,8 @@ beat the comparator -- are drawn at the axis floor).
 Streams: ``xor`` (``okl.datasets.xor_stream``, 10 features) and ``discs`` (two Gaussian
 discs, 10 % label flips) generated here (a multiclass learner learns them as K = 2), and,
 for the multiclass learners only, ``blobs3`` (three Gaussian clouds in the plane, 5 % label
-flips: K = 3); ``magic04`` and ``a9a`` as seed 000 (the POMDR
-paper) prepares them (``okl.datasets.paper_data(name, "pomdr", n_rows=T)``: ``T`` rows
+flips: K = 3); ``magic04`` and ``a9a`` as Li & Liao (AAAI 2023, the POMDR
+paper) prepare them (``okl.datasets.paper_data(name, "pomdr", n_rows=T)``: ``T`` rows
 drawn uniformly with seed 0, magic04 min-max scaled).  The comparators are exact (the
 best f in hindsight over the ``T`` rows), so ``T`` is at most 3000 (default 1000).
 ``--whole`` adds, for the named learners, a run on each real file *whole* with the subset

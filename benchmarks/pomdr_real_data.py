@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""SkeGD and B(AO)2KS on the real datasets of Li & Liao (AAAI 2023, seed 000), Tables 2/4.
+"""SkeGD and B(AO)2KS on the real datasets of Li & Liao (AAAI 2023), Tables 2/4.
 
     OKL_DATA=~/data python benchmarks/pomdr_real_data.py                 # 10 perms
     OKL_DATA=~/data python benchmarks/pomdr_real_data.py --datasets magic04 \\
@@ -18,7 +18,7 @@ Learners, with the settings of the authors' R code (okl's defaults, B = 400):
   (``landmark_pool`` = the first B rows in file order), what the authors' runs computed;
 * ``B(AO)2KS``: ``BAO2KS`` (lambda = 10/sqrt(T), M = round(ln T), beta = 6, U = 30).
 
-``--eta-grid`` adds the step grid ``10^{-3..3}/sqrt(T)`` of seed 000 ("we tune the stepsize of
+``--eta-grid`` adds the step grid ``10^{-3..3}/sqrt(T)`` of the paper ("we tune the stepsize of
 gradient descent") for each learner and prints the mean AMR at every point
 (``--eta-exponents e ...``: some points of it; ``--no-default``: without the default step).  Prints AMR
 (mean +- std over permutations, %) beside the paper's and each run's mean seconds.
@@ -77,13 +77,13 @@ def make(name, sigma, T, pool, seed, eta=None):
 
 
 def main(argv=None):
-    p = _setup.parser("SkeGD and B(AO)2KS on seed 000's real datasets")
+    p = _setup.parser("SkeGD and B(AO)2KS on the real datasets of Li & Liao (AAAI 2023)")
     p.add_argument("--datasets", nargs="+", default=list(PAPER))
     p.add_argument("--learners", nargs="+", default=["SkeGD", "SkeGD-R", "B(AO)2KS"])
     p.add_argument("--permutations", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eta-grid", action="store_true",
-                   help="also every step 10^e/sqrt(T), e = -3..3 (seed 000's grid)")
+                   help="also every step 10^e/sqrt(T), e = -3..3 (the paper's grid)")
     p.add_argument("--eta-exponents", type=int, nargs="*", default=None,
                    help="also the steps 10^e/sqrt(T) for these e")
     p.add_argument("--no-default", action="store_true", help="skip the default step")

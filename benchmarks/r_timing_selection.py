@@ -1,6 +1,7 @@
 #!/usr/bin/env python
-"""okl against the authors' R code of seed 004's baselines, on the same stream with the same
-random draws, timed in one script on one machine (needs ``Rscript``; not run in CI).
+"""okl against the authors' R code of the baselines of the kernel-selection paper of Li &
+Liao, on the same stream with the same random draws, timed in one script on one machine
+(needs ``Rscript``; not run in CI).
 
     python benchmarks/r_timing_selection.py                   # T = 5000 rounds
     python benchmarks/r_timing_selection.py --rounds 19020    # all of magic04
@@ -16,10 +17,10 @@ that both sides made the same predictions (``np.allclose`` of the per-round scor
 it prints a ratio.
 
 Streams: magic04's rows in a fixed permutation when ``$OKL_DATA`` holds it (min-max scaled
-to [0, 1], as seed 000's magic04-N), otherwise a synthetic stream of the same shape (d =
-10); the regression target of BOKS-r, BOMKR and BOMKR-V is ``sin(4 x_1) + x_2 x_3`` of the
-same rows.  Budget ``B = 200`` (BOMKR: 9 sets of ``ceiling(200/9) = 23``).  Aim: okl at
-least 20x faster.
+to [0, 1], as the magic04-N of Li & Liao, AAAI 2023), otherwise a synthetic stream of the
+same shape (d = 10); the regression target of BOKS-r, BOMKR and BOMKR-V is ``sin(4 x_1) +
+x_2 x_3`` of the same rows.  Budget ``B = 200`` (BOMKR: 9 sets of ``ceiling(200/9) =
+23``).  Aim: okl at least 20x faster.
 """
 from __future__ import annotations
 

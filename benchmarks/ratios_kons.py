@@ -6,9 +6,10 @@ in the same process.
     python benchmarks/ratios_kons.py --quick    # small sizes (a few seconds)
 
 Streams (dense rows, labels in [-1, 1], Gaussian kernel ``sigma = 1``, ``alpha = 1``,
-``C = 1``, ``eta = 1/16``): the setting of seed 003's experiments, ``d = 8`` with rows in
-``[-1, 1]^8`` and Pros-N-KONS at the paper's KORS settings ``mu = beta = 1``,
-``eps = 0.5``; and ``d = 300`` (rows of norm ~2), where kernel rows cost more.
+``C = 1``, ``eta = 1/16``): the setting of the experiments of Jezequel, Gaillard & Rudi
+(NeurIPS 2019), ``d = 8`` with rows in ``[-1, 1]^8`` and Pros-N-KONS at the paper's KORS
+settings ``mu = beta = 1``, ``eps = 0.5``; and ``d = 300`` (rows of norm ~2), where kernel
+rows cost more.
 Sketched-KONS runs with ``gamma = 0.01`` and ``0.1``.
 
 1. ``run`` / its kernel rows alone (``okl._core.stream_kernel_rows`` computing, for each
@@ -54,7 +55,7 @@ from ratios import DISAGREEMENTS, SEED, best_of, fmt_s, numpy_table, row, verdic
 OVERHEAD_AIM = 1.5
 SPEEDUP_AIM = 10.0
 SIGMA, ALPHA, C, ETA = 1.0, 1.0, 1.0, 1.0 / 16
-MU, BETA, EPS = 1.0, 1.0, 0.5          # seed 003, Section 4
+MU, BETA, EPS = 1.0, 1.0, 0.5          # Jezequel et al., Section 4
 LEARNER_SEED = 3
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""Speed ratios of okl's SkeGD and B(AO)2KS (seed 000's Table 2 baselines) against
-references measured in the same process.
+"""Speed ratios of okl's SkeGD and B(AO)2KS (the Table 2 baselines of Li & Liao, AAAI 2023)
+against references measured in the same process.
 
     python benchmarks/ratios_pomdr_baselines.py            # full sizes (about a minute)
     python benchmarks/ratios_pomdr_baselines.py --quick    # small sizes (a few seconds)
@@ -38,7 +38,7 @@ calls (``ratios.best_of``).
    and updates, ``dgesdd``, ``dpstrf``, ``dsytrd`` + ``dsterf`` + ``dstein`` + ``dormtr``,
    and per round ``dgemv``/``ddot``/``daxpy``) and nothing else.  Aim: run / (rows + that) <= 1.5,
    i.e. okl adds at most half of the work the algorithm requires.  This stream is
-   magic04-like: d = 10 and T = 2 x 10^4 (magic04: 19,020), B = 400 as seed 000's Table 2.
+   magic04-like: d = 10 and T = 2 x 10^4 (magic04: 19,020), B = 400 as Li & Liao's Table 2.
 
 2. plain numpy loop / okl (aim >= 20x, as ratios_pomdr.py): each algorithm written per
    round in numpy in this script (SkeGD with the R code's explicit ``w`` and ``Qx``; B(AO)2KS

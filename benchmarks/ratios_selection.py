@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""Speed ratios of seed 004's baselines (OKS / BOKS, ISKA, BOMKR, BOMKR-V) against their own
-kernel rows, measured in the same process.
+"""Speed ratios of the baselines of the kernel-selection paper of Li & Liao (OKS / BOKS,
+ISKA, BOMKR, BOMKR-V) against their own kernel rows, measured in the same process.
 
     python benchmarks/ratios_selection.py            # full sizes (about 30 s)
     python benchmarks/ratios_selection.py --quick    # small sizes (about 5 s)
@@ -212,7 +212,8 @@ def sharing_line(X, yr, k, min_time):
 
 
 def build_parser():
-    return _setup.parser("Print the seed 004 baselines' speed against their kernel rows.")
+    return _setup.parser("Print the speed of the kernel-selection paper's baselines (Li & "
+                         "Liao) against their kernel rows.")
 
 
 def main(args) -> int:
