@@ -262,7 +262,8 @@ _LIBOL_NOTE = """
     built from ``f_r > f_y``; for uniform and proportional a mistake made by a tie then
     has an empty ``E`` and only ``f_y`` moves (a step outside the family, whose mistake
     bound no longer applies).  The oracle of both is
-    ``tests/oracles/multiclass_reference.py``."""
+    ``tests/oracles/multiclass_reference.py``.  ``Trace.losses`` holds
+    ``max(0, -margin)``, the multiclass Perceptron loss."""
 
 
 @register_learner(
@@ -298,8 +299,6 @@ class MulticlassPerceptron(MulticlassLearner, CrammerSingerCore):
         The labels (``None``: those of the first stream learned).
     seed : int, Generator or None
         Unused (deterministic); kept for a uniform API.
-
-    ``Trace.losses`` holds ``max(0, -margin)``, the multiclass Perceptron loss.
     """ + _LIBOL_NOTE
 
     kernel = KernelParam()
