@@ -459,7 +459,7 @@ def test_every_learner_declares_its_handler():
     import importlib
     import inspect
 
-    papers = {"norma", "ahpatron", "pomdr", "awv", "selection", "multiclass"}
+    papers = {"norma", "ahpatron", "pomdr", "awv", "selection", "multiclass", "bsgd"}
     for name, entry in okl.learners.entries().items():
         if not entry.cls.__module__.startswith("okl."):
             continue

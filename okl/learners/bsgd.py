@@ -245,6 +245,7 @@ def _fill(doc, **parts):
 
 @register_learner(
     paper="bsgd", role="method", task="classification",
+    bounds="okl.experiments.bounds.bsgd:bsgd",
     examples=[dict(kernel=Gaussian(1.0), B=12, lam=0.01),
               dict(kernel=Gaussian(1.0), B=12, lam=0.01, rule="norma", eta=0.5,
                    maintenance="projection"),
@@ -284,6 +285,7 @@ class BSGD(_BSGDParams, KernelExpansion, OnlineLearner, BSGDCore):
 
 @register_learner(
     paper="bsgd", role="method", task="multiclass",
+    bounds="okl.experiments.bounds.bsgd:bsgd",
     examples=[dict(kernel=Gaussian(1.0), B=12, lam=0.01),
               dict(kernel=Gaussian(1.0), B=12, lam=0.01, rule="norma", eta=0.5,
                    maintenance="projection"),
