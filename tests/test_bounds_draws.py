@@ -122,7 +122,12 @@ def test_rate_budgets_cli(capsys):
     out = capsys.readouterr().out
     assert "exponent in T" in out and "exponent in B" in out and "B = 10, 20, 40" in out
     assert cli.main(["bounds", "--learner", "Perceptron", "--rate-budgets", "10,20,40"]) == 2
-    assert "has no budget B" in capsys.readouterr().err
+    assert "Perceptron has no budget (no parameter with the role 'budget')" in \
+        capsys.readouterr().err
+    # the budget is a role, whatever its name: FOGD's is its number of features D
+    assert cli.main(["bounds", "--learner", "FOGD", "--rounds", "256", "--rate-budgets",
+                     "16,32,64"]) == 0
+    assert "B = 16, 32, 64" in capsys.readouterr().out
 
 
 def test_subset_comparator_is_exact_on_every_row():

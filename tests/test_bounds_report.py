@@ -13,7 +13,6 @@ above the measured curve on every prefix (the theorems hold on every prefix).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 
@@ -28,7 +27,6 @@ from okl.experiments.bounds import (
     DEFAULT_RADII,
     NO_BOUND,
     bounds_report,
-    command,
     format_report,
     plot_report,
 )
@@ -494,11 +492,32 @@ def test_report_layer_imports_no_handler():
 
 
 def _args(tmp_path, **kw):
+    """``okl bounds`` parsed by okl's own parser (the CLI reads the arguments; the
+    library's ``command`` takes values)."""
+    from okl import cli
+
     ns = dict(learner="POMD", param=["U=2.0", "zeta=1.0", "M=5"], kernel="gaussian",
-              sigma=SIGMA, degree=2, data="xor", download=False, rounds=150, features=3,
-              seed=0, plot=str(tmp_path / "fig" / "pomd"), json=str(tmp_path / "r.json"))
+              sigma=SIGMA, data="xor", rounds=150, features=3, seed=0,
+              plot=str(tmp_path / "fig" / "pomd"), json=str(tmp_path / "r.json"))
     ns.update(kw)
-    return argparse.Namespace(**ns)
+    argv = ["bounds"]
+    for key, value in ns.items():
+        if value is None:
+            continue
+        option = "--" + key.replace("_", "-")
+        if key == "param":
+            for p in value:
+                argv += ["-p", p]
+        else:
+            argv += [option, str(value)]
+    return cli._parser().parse_args(argv)
+
+
+def command(args):
+    """``okl bounds`` without main()'s error reporting (a ValueError propagates)."""
+    from okl import cli
+
+    return cli._bounds(args)
 
 
 def test_command_writes_json_and_plots(tmp_path, capsys):
