@@ -125,32 +125,24 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
     def _targets(self, y, *, fitting, classes=None):
         check_classification_targets(y)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
-        if self._multiclass():
-            return self._multiclass_targets(y, fitting=fitting, classes=classes)
-        if y_type != "binary":
+        multiclass = self._multiclass()
+        if not multiclass and y_type != "binary":
             raise ValueError("Only binary classification is supported. The type of the "
                              f"target is {y_type}: give a multiclass learner, or the "
                              f"binary one wrapped in okl.OneVsRest / okl.OneVsOne.")
-        if fitting:
-            classes = np.unique(y) if classes is None else np.unique(np.asarray(classes))
-            if classes.size != 2:
-                raise ValueError(f"{type(self).__name__} is a binary classifier: it needs "
-                                 f"exactly 2 classes, got {classes.size} class(es) {classes!r}")
-            self.classes_ = classes
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(f"classes={classes!r} differ from the classes of the first "
-                             f"partial_fit, {self.classes_!r}")
-        unknown = ~np.isin(y, self.classes_)
-        if unknown.any():
-            raise ValueError(f"y contains labels {np.unique(y[unknown])!r} outside "
-                             f"classes_ = {self.classes_!r}")
+        self._fix_classes(y, fitting=fitting, classes=classes, binary=not multiclass)
+        if multiclass:                 # a multiclass learner learns the labels themselves
+            return np.asarray(y)
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
-    def _multiclass_targets(self, y, *, fitting, classes):
-        """A multiclass learner learns the labels themselves (its classes: those of the
-        first fit, or ``classes``)."""
+    def _fix_classes(self, y, *, fitting, classes, binary):
+        """``classes_`` from the first fit (or ``classes``): exactly two for a binary
+        learner, at least two for a multiclass one; later labels must be among them."""
         if fitting:
             classes = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+            if binary and classes.size != 2:
+                raise ValueError(f"{type(self).__name__} is a binary classifier: it needs "
+                                 f"exactly 2 classes, got {classes.size} class(es) {classes!r}")
             if classes.size < 2:
                 raise ValueError(f"{type(self).__name__} needs at least 2 classes, got "
                                  f"{classes.size} class(es) {classes!r}")
@@ -162,7 +154,6 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
         if unknown.any():
             raise ValueError(f"y contains labels {np.unique(y[unknown])!r} outside "
                              f"classes_ = {self.classes_!r}")
-        return np.asarray(y)
 
     def partial_fit(self, X, y, classes=None):
         """Continue the stream; ``classes`` (every label) may be given on the first call,
