@@ -23,6 +23,7 @@ import numpy as np
 from okl._core cimport Row
 from okl._learner import Field, fields
 from okl._memory cimport _grow
+from okl.learners._budgetedsvm cimport row_add, row_dot
 from okl.learners._multiclass cimport MulticlassCore
 
 
@@ -47,35 +48,6 @@ cdef int _cmp_key(const void* a, const void* b) noexcept nogil:
     if p.c != q.c:
         return -1 if p.c < q.c else 1
     return -1 if p.j < q.j else (1 if p.j > q.j else 0)
-
-
-cdef inline double row_dot(const double* v, const Row* x, int d, double bias) noexcept nogil:
-    """``<v, [x, bias]>`` over the non-zeros of a CSR row."""
-    cdef int j
-    cdef double out = 0.0
-    if x.indices == NULL:
-        for j in range(x.nnz):
-            out += v[j] * x.data[j]
-    else:
-        for j in range(x.nnz):
-            out += v[x.indices[j]] * x.data[j]
-    if bias != 0.0:
-        out += v[d] * bias
-    return out
-
-
-cdef inline void row_add(double* v, const Row* x, int d, double bias,
-                         double divisor) noexcept nogil:
-    """``v += [x, bias] / divisor`` (``updateUsingVector``, mm_algs.cpp:308-345)."""
-    cdef int j
-    if x.indices == NULL:
-        for j in range(x.nnz):
-            v[j] += x.data[j] / divisor
-    else:
-        for j in range(x.nnz):
-            v[x.indices[j]] += x.data[j] / divisor
-    if bias != 0.0:
-        v[d] += bias / divisor
 
 
 cdef class AMMCore(MulticlassCore):

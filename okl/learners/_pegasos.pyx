@@ -23,6 +23,7 @@ import numpy as np
 
 from okl._core cimport Learner, Row
 from okl._learner import Field, fields
+from okl.learners._budgetedsvm cimport row_add, row_dot
 from okl.learners._multiclass cimport MulticlassCore
 
 
@@ -124,36 +125,6 @@ cdef class MulticlassKernelPegasosCore(MulticlassCore):
 # ----------------------------------------------------------------------------------
 # linear multiclass Pegasos (budgetedsvm-train -A 0)
 # ----------------------------------------------------------------------------------
-
-cdef inline double row_dot(const double* v, const Row* x, int d, double bias) noexcept nogil:
-    """``<v, [x, bias]>`` (``v`` of length ``d + 1`` when ``bias != 0``): over the
-    non-zeros of a CSR row."""
-    cdef int j
-    cdef double out = 0.0
-    if x.indices == NULL:
-        for j in range(x.nnz):
-            out += v[j] * x.data[j]
-    else:
-        for j in range(x.nnz):
-            out += v[x.indices[j]] * x.data[j]
-    if bias != 0.0:
-        out += v[d] * bias
-    return out
-
-
-cdef inline void row_add(double* v, const Row* x, int d, double bias,
-                         double divisor) noexcept nogil:
-    """``v += [x, bias] / divisor`` (BudgetedSVM's ``updateUsingVector``: a division)."""
-    cdef int j
-    if x.indices == NULL:
-        for j in range(x.nnz):
-            v[j] += x.data[j] / divisor
-    else:
-        for j in range(x.nnz):
-            v[x.indices[j]] += x.data[j] / divisor
-    if bias != 0.0:
-        v[d] += bias / divisor
-
 
 cdef class LinearPegasosCore(MulticlassCore):
     """``s_c = deg_c <v_c, [x, bias]>``; all ``deg_c *= 1 - eta_t lam``; on
