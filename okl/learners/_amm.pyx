@@ -93,22 +93,9 @@ cdef class AMMCore(MulticlassCore):
                            Field("pruning_log", get="_pruning_log", put="_put_pruning_log"))
 
     def __cinit__(self, *args, **kwargs):
-        self.V = NULL
-        self.deg = NULL
-        self.vsq = NULL
-        self.dots = NULL
-        self.free_ids = NULL
-        self.lst = NULL
-        self.cnt = NULL
-        self.arg = NULL
-        self.pbuf = NULL
-        self.kbuf = NULL
+        self._empty_pool()
         self.plog = NULL
         self.plog_cap = 0
-        self.cap = 0
-        self.n_slots = 0
-        self.n_free = 0
-        self.lcap = 0
 
     def __dealloc__(self):
         self._free()
@@ -125,6 +112,10 @@ cdef class AMMCore(MulticlassCore):
         free(self.arg)
         free(self.pbuf)
         free(self.kbuf)
+        self._empty_pool()
+
+    cdef void _empty_pool(self) noexcept nogil:
+        """No pool and no class lists: every buffer ``_free`` frees NULL, no slot."""
         self.V = NULL
         self.deg = NULL
         self.vsq = NULL
