@@ -73,7 +73,7 @@ def dense(X):
 
 def test_every_dataset_has_source_page_shape_and_labels():
     for name, spec in DATASETS.items():
-        assert spec.name == name and spec.format in ("libsvm", "csv")
+        assert spec.name == name and spec.format in ("libsvm", "csv", "keel")
         assert spec.n_features and spec.page.startswith("https://")
         assert spec.sources and all(s.url.startswith("https://") for s in spec.sources)
         assert spec.labels is not None, f"{name}: say how labels map (or 'keep')"
@@ -94,6 +94,8 @@ def test_every_paper_names_its_datasets_with_sizes_and_rules():
         "housing", "elevators", "ailerons", "ailerons-v", "Hardware", "Hardware-v",
         "Twitter", "Twitter-v", "Slice", "mushrooms", "magic04", "Adv-magic04", "Adv-a9a",
         "Adv-SUSY", "Adv-SUSY-v", "cod-rna"}
+    assert names["bsgd"] == {"Adult", "IJCNN", "Banana", "DNA", "Satimage", "USPS", "Pen",
+                             "Letter"}
     for (paper, name), decl in PAPER_DATASETS.items():
         assert decl.task in TASKS and (decl.scale is None or decl.scale in SCALINGS)
         width = len(decl.features) if decl.features else DATASETS[decl.parts[0]].n_features
@@ -203,6 +205,9 @@ def reference(paper, name, n_rows, seed):
         if how == "std":
             sd = M.std(axis=0, ddof=1)
             return M / np.where(sd > 0, sd, 1.0)
+        if how == "zscore":
+            sd = M.std(axis=0, ddof=1)
+            return np.where(sd > 0, (M - M.mean(axis=0)) / np.where(sd > 0, sd, 1.0), 0.0)
         lo, hi = M.min(axis=0), M.max(axis=0)
         unit = np.where(hi > lo, (M - lo) / np.where(hi > lo, hi - lo, 1.0), np.nan)
         out = unit if how == "minmax01" else 2 * unit - 1

@@ -378,7 +378,7 @@ def test_registry_has_the_papers_sets():
     assert DATASETS["a9a"].sources[0].url == libsvm + "a9a"
     assert [s.filename for s in DATASETS["SUSY"].sources] == ["SUSY.xz", "SUSY.bz2"]
     for spec in DATASETS.values():
-        assert spec.n_features and spec.n_rows and spec.format in ("libsvm", "csv")
+        assert spec.n_features and spec.n_rows and spec.format in ("libsvm", "csv", "keel")
         for source in spec.sources:
             assert source.url.startswith("https://")
             assert source.sha256 is None or len(source.sha256) == 64

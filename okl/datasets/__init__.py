@@ -39,6 +39,8 @@ _LAZY = {
     "ADVERSARIAL_SCALE": "okl.datasets.synthetic",
     "adversarial_rescaling": "okl.datasets.synthetic",
     "xor_stream": "okl.datasets.synthetic",
+    "gauss_mixture_stream": "okl.datasets.synthetic",
+    "checkerboard_stream": "okl.datasets.synthetic",
     "SpectralStream": "okl.datasets.spectral",
     "prescribed_spectrum": "okl.datasets.spectral",
     "spectral_stream": "okl.datasets.spectral",
@@ -46,7 +48,7 @@ _LAZY = {
     "stream": "okl.datasets.streams",
 }
 
-__all__ = ["xor_stream", "drifting_mixture", "bayes_log_odds", "load_libsvm", "spectral_stream",
+__all__ = ["xor_stream", "gauss_mixture_stream", "checkerboard_stream", "drifting_mixture", "bayes_log_odds", "load_libsvm", "spectral_stream",
            "prescribed_spectrum", "SpectralStream", "load_csv", "load", "available",
            "fetch_file", "data_home", "DATASETS", "RemoteDataset", "Source",
            "DatasetNotFoundError", "DownloadError", "ChecksumError", "adversarial_rescaling",

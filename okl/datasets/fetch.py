@@ -391,6 +391,10 @@ def _read_whole(spec, path, source):
         return load_csv(path, labels=spec.labels, label_column=spec.label_column,
                         header=spec.header, member=source.member,
                         skip_columns=spec.skip_columns)
+    if spec.format == "keel":
+        from okl.datasets.files import load_keel
+
+        return load_keel(path, labels=spec.labels, member=source.member)
     raise ValueError(f"dataset {spec.name!r}: unknown format {spec.format!r}")
 
 
@@ -453,7 +457,9 @@ def load(name, *, download: bool = False, data_home=None, n_rows: int | None = N
         return _load_rows_streaming(spec, path, source, rows)
     X, y = _read_whole(spec, path, source)
     _check_shape(spec, path, X, complete=True)
-    y = np.asarray(y, dtype=np.float64)
+    y = np.asarray(y)
+    if y.dtype.kind in "biuf" or spec.format != "keel":
+        y = y.astype(np.float64)        # KEEL's class names (letter's A..Z) stay strings
     if n_rows is not None and n_rows < X.shape[0]:
         rows = draw_indices(X.shape[0], n_rows, seed)
         X, y = X[rows], y[rows]

@@ -256,6 +256,11 @@ def _vstack(blocks):
 
 def _scale(X, how):
     """``X`` scaled per feature by ``how`` (statistics of ``X`` itself)."""
+    if how == "zscore":
+        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+        mean = X.mean(axis=0)
+        sd = X.std(axis=0, ddof=1) if X.shape[0] > 1 else np.zeros(X.shape[1])
+        return np.where(sd > 0, (X - mean) / np.where(sd > 0, sd, 1.0), 0.0)
     if how == "std":
         if sp.issparse(X):
             mean = np.asarray(X.mean(axis=0)).ravel()
@@ -469,7 +474,7 @@ def declaration_summary(paper: str | None = None) -> list:
             prep.append(f"features {_columns(list(decl.features))}")
         if decl.scale:
             prep.append({"minmax01": "x to [0, 1]", "minmax11": "x to [-1, 1]",
-                         "std": "x / sd"}[decl.scale])
+                         "std": "x / sd", "zscore": "x to mean 0, sd 1"}[decl.scale])
         if decl.target_scale:
             prep.append({"minmax01": "y to [0, 1]", "minmax11": "y to [-1, 1]",
                          "std": "y / sd"}[decl.target_scale])

