@@ -23,6 +23,7 @@ import numpy as np
 from okl._core cimport Learner, Row, GramInverse, kernel_self, sq_dist_row, KERNEL_GAUSSIAN
 from okl._learner import Field, fields
 from okl._memory cimport _grow
+from okl.learners._budgetedsvm cimport first_example
 from okl.learners._multiclass cimport MulticlassCore
 
 cdef enum:
@@ -793,11 +794,8 @@ cdef class MulticlassBSGDCore(MulticlassCore):
         rates(self.rule, self.lam_eff, self.eta, t, &eta_t, &shrink)
         if self.bsvm and t == 1:
             # bsgd.cpp:724-738: alpha^(y) = 1, alpha^((y + 1) mod K) = -1, no shrink
-            i = self.add_vector(x)
-            if i < 0:
+            if first_example(self, x, y) < 0:
                 return
-            self.add_coef(i, y, 1.0)
-            self.add_coef(i, (y + 1) % self.K, -1.0)
             self._end_round(t, 0.0)
             return
         r = self.best(y)

@@ -1,10 +1,12 @@
 # What the typed cores of BudgetedSVM's algorithms share (Djuric, Lan, Vucetic & Wang,
 # JMLR 14, 2013; mm_algs.cpp): one definition, inlined into each core that cimports it
-# (online AMM in okl/learners/_amm.pyx, linear Pegasos in okl/learners/_pegasos.pyx).
+# (online AMM in okl/learners/_amm.pyx, linear and kernel Pegasos in
+# okl/learners/_pegasos.pyx, BSGD in okl/learners/_bsgd.pyx).
 #
-#     from okl.learners._budgetedsvm cimport row_dot, row_add
+#     from okl.learners._budgetedsvm cimport row_dot, row_add, first_example
 
 from okl._core cimport Row
+from okl.learners._multiclass cimport MulticlassCore
 
 
 cdef inline double row_dot(const double* v, const Row* x, int d, double bias) noexcept nogil:
@@ -36,3 +38,15 @@ cdef inline void row_add(double* v, const Row* x, int d, double bias,
             v[x.indices[j]] += x.data[j] / divisor
     if bias != 0.0:
         v[d] += bias / divisor
+
+
+cdef inline int first_example(MulticlassCore core, const Row* x, int y) noexcept nogil:
+    """BudgetedSVM's first example of a multiclass kernel run (bsgd.cpp:724-738): ``x``
+    joins with ``+1`` at ``y`` and ``-1`` at ``(y + 1) mod K``, unscored and unshrunk.
+    Its row, or -1 if it could not join (``core.error`` set)."""
+    cdef int i = core.add_vector(x)
+    if i < 0:
+        return -1
+    core.add_coef(i, y, 1.0)
+    core.add_coef(i, (y + 1) % core.K, -1.0)
+    return i

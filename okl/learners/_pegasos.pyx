@@ -23,7 +23,7 @@ import numpy as np
 
 from okl._core cimport Learner, Row
 from okl._learner import Field, fields
-from okl.learners._budgetedsvm cimport row_add, row_dot
+from okl.learners._budgetedsvm cimport first_example, row_add, row_dot
 from okl.learners._multiclass cimport MulticlassCore
 
 
@@ -100,11 +100,8 @@ cdef class MulticlassKernelPegasosCore(MulticlassCore):
         cdef int r, i
         cdef double margin, eta_t, shrink
         if self.bsvm and t == 1:
-            i = self.add_vector(x)
-            if i < 0:
+            if first_example(self, x, y) < 0:
                 return
-            self.add_coef(i, y, 1.0)
-            self.add_coef(i, (y + 1) % self.K, -1.0)
             self.n_updates += 1
             return
         r = self.best(y)
