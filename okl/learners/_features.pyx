@@ -5,12 +5,10 @@ feature map -- random Fourier features (FOGD) or the Nystrom map of the first
 ``B`` support vectors (NOGD).  See ``okl/learners/features.py`` for the algorithms.
 """
 
-from libc.math cimport cos, sin, sqrt, exp, fabs, log1p, fmax
-from libc.float cimport DBL_EPSILON
+from libc.math cimport cos, sin, sqrt, exp, fabs, log1p
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 from scipy.linalg.cython_blas cimport ddot, dgemv, daxpy, dsymv, dsyrk
-from scipy.linalg.cython_lapack cimport dsyevr
 
 import numpy as np
 cimport numpy as cnp
@@ -18,6 +16,7 @@ cimport numpy as cnp
 from okl._core cimport Learner, Row, Stream
 from okl._losses cimport loss_derivative, loss_value
 from okl.learners._arrays cimport c_vector
+from okl.learners._nystrom cimport nystrom_map
 from okl._learner import Field, fields
 
 cnp.import_array()
@@ -342,69 +341,24 @@ cdef class NOGDCore(Learner):
     cdef int build_map(self) noexcept nogil:
         """The Nystrom map of the ``B`` support vectors and the initial weights.
 
-        ``K_B = V Lambda V^T``: the ``k`` largest eigenpairs by LAPACK ``dsyevr``
-        (relatively robust representations; 4.6x faster than ``dsyev``'s QR at
-        B = 1000), less those with ``lambda <= B eps lambda_max`` (numerically zero);
-        ``M = Lambda_r^{-1/2} V_r^T`` and ``w = M^{+T} alpha = Lambda_r^{1/2} V_r^T alpha``,
-        kept as ``beta = M^T w``.  Returns 0, or -1 if out of memory / LAPACK failed.
+        ``M = Lambda_r^{-1/2} V_r^T`` from the top ``k`` eigenpairs of ``K_B``
+        (``nystrom_map``, okl/learners/_nystrom.pxd) and
+        ``w = M^{+T} alpha = Lambda_r^{1/2} V_r^T alpha``, kept as ``beta = M^T w``.
+        Returns 0, or -1 if out of memory / LAPACK failed.
         """
-        cdef int n = self.B, i, j, src, info = 0, lwork = -1, liwork = -1, iwq = 0
-        cdef int kk = self.k if self.k < n else n, il = n - kk + 1, iu = n, m = 0
-        cdef double wq = 0.0, lam, tol, sl, vl = 0.0, vu = 0.0, abstol = 0.0
-        cdef double* K = NULL
-        cdef double* ev = NULL
+        cdef int n = self.B, j, r
+        cdef int kk = self.k if self.k < n else n
         cdef double* V = NULL
-        cdef double* work = NULL
-        cdef int* iwork = NULL
-        cdef int* isuppz = NULL
-        cdef Row row
         if self._alloc_map() != 0:
             return -1
-        K = <double*> malloc(<size_t> n * n * sizeof(double))
-        ev = <double*> malloc(n * sizeof(double))
-        V = <double*> malloc(<size_t> n * kk * sizeof(double))
-        isuppz = <int*> malloc(2 * kk * sizeof(int))
-        if K == NULL or ev == NULL or V == NULL or isuppz == NULL:
-            info = -1
-        else:
-            for i in range(n):
-                self.sv.as_row(i, &row)
-                self.sv.kernel_row_into(&row, K + <Py_ssize_t> i * n)
-            dsyevr(b"V", b"I", b"L", &n, K, &n, &vl, &vu, &il, &iu, &abstol, &m, ev, V, &n,
-                   isuppz, &wq, &lwork, &iwq, &liwork, &info)
-        if info == 0:
-            lwork = <int> wq
-            liwork = iwq
-            work = <double*> malloc(max(lwork, 1) * sizeof(double))
-            iwork = <int*> malloc(max(liwork, 1) * sizeof(int))
-            if work == NULL or iwork == NULL:
-                info = -1
-            else:
-                dsyevr(b"V", b"I", b"L", &n, K, &n, &vl, &vu, &il, &iu, &abstol, &m, ev, V,
-                       &n, isuppz, work, &lwork, iwork, &liwork, &info)
-        free(work)
-        free(iwork)
-        free(isuppz)
-        free(K)
-        if info != 0 or m != kk:
-            free(ev)
-            free(V)
+        r = nystrom_map(self.sv, n, kk, self.M, self.k, self.evals, &V)
+        if r < 0:
             return -1
-        tol = fmax(ev[m - 1], 0.0) * n * DBL_EPSILON
-        self.r = 0
-        for j in range(kk):
-            src = m - 1 - j                      # eigenvalues come in ascending order
-            lam = ev[src]
-            if not lam > tol:
-                break
-            sl = sqrt(lam)
-            self.evals[j] = lam
-            for i in range(n):
-                self.M[j + <Py_ssize_t> i * self.k] = V[i + <Py_ssize_t> src * n] / sl
-            self.w[j] = sl * ddot(&n, V + <Py_ssize_t> src * n, &INC1, self.sv.alpha, &INC1)
-            self.r += 1
+        self.r = r
+        for j in range(r):               # the j-th kept eigenvector: column kk - 1 - j
+            self.w[j] = sqrt(self.evals[j]) * ddot(&n, V + <Py_ssize_t> (kk - 1 - j) * n,
+                                                   &INC1, self.sv.alpha, &INC1)
         free(V)
-        free(ev)
         memset(self.beta, 0, n * sizeof(double))
         if self._finish_map() != 0:
             return -1

@@ -12,18 +12,17 @@ the shared support set until its budget is full, then ``W z(x)`` with the Nystro
 features ``z(x) = D_k^{-1/2} V_k^T k_S(x)`` of the ``B`` support vectors.
 """
 
-from libc.float cimport DBL_EPSILON
 from libc.math cimport fmax, sqrt, floor
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 from scipy.linalg.cython_blas cimport ddot, dgemv, daxpy
-from scipy.linalg.cython_lapack cimport dsyevr
 
 import numpy as np
 
 from okl._core cimport Row, Stream
 from okl._learner import Field, fields
 from okl.learners._multiclass cimport MulticlassCore
+from okl.learners._nystrom cimport nystrom_map
 
 cdef extern from "../_vtrig.h" nogil:
     void okl_sincos(const double* x, int n, double scale, double* c, double* s, int exact)
@@ -289,69 +288,28 @@ cdef class MulticlassNOGDCore(MulticlassCore):
         return 0
 
     cdef int build_map(self) noexcept nogil:
-        """The Nystrom map of the ``B`` support vectors and the initial weights; 0, or -1
-        if out of memory or LAPACK failed."""
-        cdef int n = self.sv.n, i, j, c, src, info = 0, lwork = -1, liwork = -1, iwq = 0
-        cdef int kk = self.rank if self.rank < n else n, il = n - kk + 1, iu = n, m = 0
-        cdef double wq = 0.0, lam, tol, sl, vl = 0.0, vu = 0.0, abstol = 0.0, acc
-        cdef double* G = NULL
-        cdef double* ev = NULL
+        """The Nystrom map of the ``B`` support vectors (``nystrom_map``,
+        okl/learners/_nystrom.pxd) and the initial weights ``W = A^T V_r Lambda_r^{1/2}``;
+        0, or -1 if out of memory or LAPACK failed."""
+        cdef int n = self.sv.n, i, j, c, src, r
+        cdef int kk = self.rank if self.rank < n else n
+        cdef double sl, acc
         cdef double* V = NULL
-        cdef double* work = NULL
-        cdef int* iwork = NULL
-        cdef int* isuppz = NULL
-        cdef Row row
         if self._alloc_map() != 0:
             return -1
-        G = <double*> malloc(<size_t> n * n * sizeof(double))
-        ev = <double*> malloc(n * sizeof(double))
-        V = <double*> malloc(<size_t> n * kk * sizeof(double))
-        isuppz = <int*> malloc(2 * kk * sizeof(int))
-        if G == NULL or ev == NULL or V == NULL or isuppz == NULL:
-            info = -1
-        else:
-            for i in range(n):
-                self.sv.as_row(i, &row)
-                self.sv.kernel_row_into(&row, G + <Py_ssize_t> i * n)
-            dsyevr(b"V", b"I", b"L", &n, G, &n, &vl, &vu, &il, &iu, &abstol, &m, ev, V, &n,
-                   isuppz, &wq, &lwork, &iwq, &liwork, &info)
-        if info == 0:
-            lwork = <int> wq
-            liwork = iwq
-            work = <double*> malloc(max(lwork, 1) * sizeof(double))
-            iwork = <int*> malloc(max(liwork, 1) * sizeof(int))
-            if work == NULL or iwork == NULL:
-                info = -1
-            else:
-                dsyevr(b"V", b"I", b"L", &n, G, &n, &vl, &vu, &il, &iu, &abstol, &m, ev, V,
-                       &n, isuppz, work, &lwork, iwork, &liwork, &info)
-        free(work)
-        free(iwork)
-        free(isuppz)
-        free(G)
-        if info != 0 or m != kk:
-            free(ev)
-            free(V)
+        r = nystrom_map(self.sv, n, kk, self.M, self.rank, self.evals, &V)
+        if r < 0:
             return -1
-        tol = fmax(ev[m - 1], 0.0) * n * DBL_EPSILON
-        self.r = 0
-        for j in range(kk):
-            src = m - 1 - j                      # eigenvalues come in ascending order
-            lam = ev[src]
-            if not lam > tol:
-                break
-            sl = sqrt(lam)
-            self.evals[j] = lam
-            for i in range(n):
-                self.M[j + <Py_ssize_t> i * self.rank] = V[i + <Py_ssize_t> src * n] / sl
+        self.r = r
+        for j in range(r):
+            src = kk - 1 - j                     # the j-th kept eigenvector
+            sl = sqrt(self.evals[j])
             for c in range(self.K):              # W[c, j] = sqrt(lam) sum_i V[i, j] A[i, c]
                 acc = 0.0
                 for i in range(n):
                     acc += V[i + <Py_ssize_t> src * n] * self.coef(i, c)
                 self.W[c * self.rank + j] = sl * acc
-            self.r += 1
         free(V)
-        free(ev)
         self.switched = True
         self.switch_round = self.t
         return 0
