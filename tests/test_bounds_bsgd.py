@@ -152,21 +152,28 @@ def test_handlers_are_declared():
     assert handler_for(okl.MulticlassBSGD())[0] is hb.bsgd
 
 
-def test_kernel_pegasos_handler_on_its_own():
-    """Pegasos' Theorem 1 (no projection) on KernelPegasos' run, called as okl bounds
-    calls a handler (its declaration is the learner module's)."""
-    from okl.experiments.bounds.report import Stream
-
+def test_kernel_pegasos_theorem():
+    """Pegasos' Theorem 1 (no projection) on KernelPegasos' run."""
     X, y = _data()
-    learner = okl.KernelPegasos(Gaussian(SIGMA), lam=0.05)
-    tr = learner.run(X, y)
-    rows = []
-    hb.kernel_pegasos(Stream(X, y, learner.kernel), learner, tr, (1.0,), rows, [],
-                      delta=0.05)
-    (r,) = rows
+    assert handler_for(okl.KernelPegasos())[0] is hb.kernel_pegasos
+    assert handler_for(okl.MulticlassKernelPegasos())[0] is hb.kernel_pegasos
+    rep = bounds_report(okl.KernelPegasos(Gaussian(SIGMA), lam=0.05), X, y)
+    (r,) = _theorem_rows(rep)
     assert r["holds"]
     assert r["bound"] == pytest.approx(tb.pegasos_regret_bound(0.05, T, 1.0))
     # E = 0: the unbudgeted run is BSGD's with no maintenance (same iterates)
     o = O.kernel_pegasos(X, y, lam=0.05, kernel=GAUSS, binary=True, variant="paper",
                          track_objective=True)
     assert r["inputs"]["avg_P_t_w_t"] == pytest.approx(o.objective.mean(), rel=1e-7)
+
+
+def test_multiclass_kernel_pegasos_and_the_learners_without_a_bound():
+    X, y = _data(classes=3, seed=1)
+    rep = bounds_report(okl.MulticlassKernelPegasos(Gaussian(SIGMA), lam=0.05), X, y)
+    (r,) = _theorem_rows(rep)
+    assert r["holds"] and r["inputs"]["R2"] == pytest.approx(2.0)
+    assert r["bound"] == pytest.approx(tb.pegasos_regret_bound(0.05, T, 2.0))
+    for learner in (okl.LinearPegasos(lam=0.05), okl.AMMOnline(lam=0.05)):
+        rep = bounds_report(learner, X, y)
+        (r,) = [r for r in rep.rows if "Theorem" in r["source"]]
+        assert r["holds"] is None and r["note"].startswith("not applicable")

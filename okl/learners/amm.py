@@ -24,6 +24,7 @@ __all__ = ["AMMOnline"]
 
 @register_learner(
     paper="bsgd", role="baseline", task="multiclass",
+    bounds="okl.experiments.bounds.bsgd:amm",
     examples=[dict(lam=0.01, B=5, k=50, c=1.0),
               dict(lam=0.01, B=5, k=50, c=1.0, variant="budgetedsvm"),
               dict(lam=0.05, B=None, k=30, c=3.0, bias=0.0)])

@@ -90,6 +90,7 @@ class _KernelPegasosParams:
 
 @register_learner(
     paper="bsgd", role="baseline", task="classification",
+    bounds="okl.experiments.bounds.bsgd:kernel_pegasos",
     examples=[dict(kernel=Gaussian(1.0), lam=0.01),
               dict(kernel=Gaussian(1.0), lam=0.01, variant="budgetedsvm")])
 class KernelPegasos(_KernelPegasosParams, KernelExpansion, OnlineLearner, KernelPegasosCore):
@@ -128,6 +129,7 @@ class KernelPegasos(_KernelPegasosParams, KernelExpansion, OnlineLearner, Kernel
 
 @register_learner(
     paper="bsgd", role="baseline", task="multiclass",
+    bounds="okl.experiments.bounds.bsgd:kernel_pegasos",
     examples=[dict(kernel=Gaussian(1.0), lam=0.01),
               dict(kernel=Gaussian(1.0), lam=0.01, variant="budgetedsvm")])
 class MulticlassKernelPegasos(_KernelPegasosParams, MulticlassLearner,
@@ -164,6 +166,7 @@ class MulticlassKernelPegasos(_KernelPegasosParams, MulticlassLearner,
 
 @register_learner(
     paper="bsgd", role="baseline", task="multiclass",
+    bounds="okl.experiments.bounds.bsgd:linear_pegasos",
     examples=[dict(lam=0.01), dict(lam=0.01, variant="budgetedsvm"),
               dict(lam=0.05, bias=0.0)])
 class LinearPegasos(MulticlassLearner, LinearPegasosCore):

@@ -254,7 +254,7 @@ def kernel_pegasos(s, learner, tr, radii, rows, curves, *, delta):
                        "variant='budgetedsvm': its first example joins with +-1, not "
                        "Pegasos' step"))
         return
-    lam = float(learner.lam_)
+    lam = float(getattr(learner, "lam_", learner.lam))
     N = int(tr.n_rounds)
     R2 = (2.0 if multiclass else 1.0) * s.kappa_max
     measured, ins = _gap(s, learner, tr, lam, multiclass)
