@@ -20,7 +20,8 @@ from libc.string cimport memset
 
 import numpy as np
 
-from okl._core cimport Learner, Row, GramInverse, kernel_self, sq_dist_row, KERNEL_GAUSSIAN
+from okl._core cimport (Learner, Row, SupportSet, GramInverse, kernel_self, sq_dist_row,
+                       KERNEL_GAUSSIAN)
 from okl._learner import Field, fields
 from okl._memory cimport _grow
 from okl.learners._budgetedsvm cimport first_example
@@ -269,12 +270,210 @@ cdef inline void rates(int rule, double lam, double eta, long long t, double* et
         shrink[0] = 1.0
 
 
+cdef inline bint ball_shrink(double* wsq, double U, double* c) noexcept nogil:
+    """BMP's projection on the ball of radius ``U`` ([P] Section 4): if ``||w|| > U``,
+    the factor ``c = U / ||w||`` (``||w||^2`` in ``wsq``, updated to ``c^2`` times it)
+    and True; else False (``w`` is in the ball)."""
+    cdef double norm = sqrt(wsq[0] if wsq[0] > 0.0 else 0.0)
+    if norm > U:
+        c[0] = U / norm
+        wsq[0] = wsq[0] * c[0] * c[0]
+        return True
+    return False
+
+
+cdef inline double default_lam(int rule, double lam) noexcept nogil:
+    """``lam``, or the rule's default when unset (``lam < 0``): 0 for BMP, else 1e-4."""
+    if lam < 0.0:
+        return 0.0 if rule == RULE_MP else 1e-4
+    return lam
+
+
+# ----------------------------------------------------------------------------------
+# The maintenance step's parts, for one coefficient per vector (binary) or K (multiclass)
+# ----------------------------------------------------------------------------------
+# A cdef class has one typed base and the two cores have different ones (Learner,
+# MulticlassCore), so their parameter fields are declared in each; what does not touch
+# the coefficients' storage is here, once: the buffers and the step log (_Maintenance),
+# the choice of the vector to remove or project and of the pair to merge, the merged
+# vector and its degradation.  A vector's coefficients reach these functions as a dense
+# row of ``c`` doubles (binary: ``&alpha[j]``, ``c = 1``).
+
+cdef inline double kself(SupportSet sv, int j) noexcept nogil:
+    """``k(x_j, x_j)`` of support vector ``j``."""
+    cdef Row r
+    r.data = NULL
+    r.indices = NULL
+    r.nnz = 0
+    r.l1norm = 0.0
+    r.sqnorm = sv.sqnorm[j]
+    return kernel_self(&sv.kp, &r)
+
+
+cdef inline double sq_norm(const double* a, int c) noexcept nogil:
+    """``sum_i a[i]^2``."""
+    cdef int i
+    cdef double out = 0.0
+    for i in range(c):
+        out += a[i] * a[i]
+    return out
+
+
+cdef inline int least_degrading(SupportSet sv, double* w, int n) noexcept nogil:
+    """Removal and projection: the vector to remove, ``smallest`` of
+    ``||a_j||^2 k(x_j, x_j)`` (``w[j]`` holds ``||a_j||^2`` on entry, the product on
+    exit)."""
+    cdef int j
+    for j in range(n):
+        w[j] = w[j] * kself(sv, j)
+    return smallest(w, n)
+
+
+cdef struct MergeChoice:
+    int q                  # the partner of the smallest vector m (-1: none yet)
+    double loss            # its pair_merge value
+    double h, kz1, kz2     # the golden-section h, k(x_m, z), k(x_q, z)
+    double k12             # k(x_m, x_q)
+
+
+cdef inline void merge_start(MergeChoice* mc) noexcept nogil:
+    """No partner yet."""
+    mc.q = -1
+    mc.loss = INFINITY
+    mc.h = 0.0
+    mc.kz1 = 0.0
+    mc.kz2 = 0.0
+    mc.k12 = 0.0
+
+
+cdef inline void merge_consider(MergeChoice* mc, int j, const double* am, const double* an,
+                                int c, double k12, int mode) noexcept nogil:
+    """Partner ``j`` (coefficients ``an``, ``k(x_m, x_j) = k12``) replaces the best so far
+    if its merge loses less; the first of the least wins."""
+    cdef double h, kz1, kz2
+    cdef double loss = pair_merge(am, an, c, k12, mode, &h, &kz1, &kz2)
+    if mc.q < 0 or loss < mc.loss:
+        mc.loss = loss
+        mc.q = j
+        mc.h = h
+        mc.kz1 = kz1
+        mc.kz2 = kz2
+        mc.k12 = k12
+
+
+cdef double merged(SupportSet sv, int d, int m, const MergeChoice* mc, bint clip,
+                   const double* am, const double* an, double* az, int c, double* buf,
+                   Row* out) noexcept nogil:
+    """The merge of ``m`` and ``q = mc.q``: ``az = am k_mz + an k_nz`` (with the unclipped
+    ``h``), ``z = h x_m + (1 - h) x_q`` into ``buf`` (``x_m``, ``x_q`` beside it; ``h``
+    clipped to 0 when negative with ``clip``, variant "budgetedsvm", bsgd.cpp:492-493)
+    and ``out`` a dense row over ``z``; returns the degradation ``||Delta||^2``."""
+    cdef int i
+    cdef double kmz, knz
+    for i in range(c):
+        az[i] = am[i] * mc.kz1 + an[i] * mc.kz2
+    merge_point(sv.X, sv.capacity, d, m, mc.q, 0.0 if (clip and mc.h < 0.0) else mc.h,
+                buf, out)
+    kmz = gauss(sv.kp.gamma, buf, buf + 2 * d, d)
+    knz = gauss(sv.kp.gamma, buf + d, buf + 2 * d, d)
+    return merge_degradation(am, an, az, c, mc.k12, kmz, knz)
+
+
+cdef inline int twin_search(SupportSet sv, int d, const Row* x, double* work) noexcept nogil:
+    """Before BudgetedSVM's twin test (``is_twin``): for a kernel other than the
+    Gaussian, ``||s_i - x||^2`` into ``work``.  Whether the kernel is Gaussian."""
+    cdef bint gaussian = sv.kp.kind == KERNEL_GAUSSIAN
+    if not gaussian:
+        sq_dist_row(sv.X, sv.capacity, sv.sqnorm, sv.n, d, x, work)
+    return gaussian
+
+
+cdef inline bint is_twin(SupportSet sv, int i, int d, bint gaussian,
+                         const double* work) noexcept nogil:
+    """BudgetedSVM's duplicate test (bsgd.cpp:778-795) of support vector ``i`` and the new
+    example: its Gaussian kernel value (``sv.krow``; for another kernel BudgetedSVM's
+    default ``g = 1/d``, ``exp(-||s - x||^2 / (2 d))``) rounds to 1 at 1e-8."""
+    return rounds_to_one(sv.krow[i] if gaussian else exp(-0.5 / d * work[i]))
+
+
+cdef class _Maintenance:
+    """What a BSGD core keeps for its maintenance steps beside its coefficients:
+    ``K_S^{-1}`` (maintenance "projection"), a work row, the merge's point buffers and
+    the run's step log.  Not state: ``ginv`` is pickled by the core (its "inverse")."""
+    cdef public GramInverse ginv     # K_S^{-1} (maintenance "projection"), else None
+    cdef double* work                # B + 2 doubles: a kernel row, the inverse's beta
+    cdef double* buf                 # 3 d doubles: x_m, x_n, z
+    cdef int buf_d
+    cdef bint logging
+    cdef _StepLog log
+
+    def __cinit__(self):
+        self.work = NULL
+        self.buf = NULL
+        self.buf_d = 0
+        self.logging = False
+
+    def __dealloc__(self):
+        free(self.work)
+        free(self.buf)
+
+    def setup(self, int maintenance, int B):
+        self.ginv = GramInverse(B + 1, False) if maintenance == MAINT_PROJECTION else None
+        free(self.work)
+        self.work = <double*> malloc((B + 2) * sizeof(double))
+        if self.work == NULL:
+            raise MemoryError("cannot allocate BSGD's work row")
+
+    def begin_log(self, long long n_rounds, long long t):
+        self.log = _StepLog(n_rounds, t)
+        self.logging = True
+
+    def log_extras(self, long long t):
+        if self.log is None:
+            return _StepLog(0, 0).extras(0)
+        return self.log.extras(t - self.log.t0)
+
+    cdef int buffers(self, int d) noexcept nogil:
+        """``buf`` for ``d`` features; 0, or -1 if out of memory."""
+        if self.buf_d == d and self.buf != NULL:
+            return 0
+        if _grow(<void**> &self.buf, 3 * <size_t> d * sizeof(double)):
+            return -1
+        self.buf_d = d
+        return 0
+
+    cdef int inverse_add(self, SupportSet sv, double kxx) noexcept nogil:
+        """Border ``K_S^{-1}`` with the new vector (its kernel column in ``sv.krow``);
+        a new vector in the span (Schur complement ``<= 1e-12 max(kxx, 1)``) refreshes
+        the inverse by a pseudo-inverse, as the oracle does.  0, or -1 on failure."""
+        cdef double s
+        s = self.ginv.residual(sv.krow, kxx, self.work)
+        if s <= SPAN_TOL * (kxx if kxx > 1.0 else 1.0):
+            with gil:
+                try:
+                    _pinv_add(self.ginv, <double[:self.ginv.n + 1]> sv.krow, kxx)
+                except Exception:
+                    return -1
+            return 0
+        return 0 if self.ginv.add(sv.krow, kxx, self.work, s) >= 0 else -1
+
+    cdef void running(self, long long t, double gerr_sum) noexcept nogil:
+        """The round's ``E = (1/t) sum_s ||E_s||``, to the log."""
+        if self.logging:
+            self.log.running(t, gerr_sum / <double> t)
+
+    cdef double step(self, long long t, int kind, double sqd, double removal,
+                     double eta_t) noexcept nogil:
+        """The step's ``||E_t|| = sqrt(||Delta||^2) / eta_t``, logged with the step."""
+        cdef double ge = sqrt(sqd if sqd > 0.0 else 0.0) / eta_t
+        if self.logging:
+            self.log.step(t, kind, sqd, removal, ge)
+        return ge
+
+
 # ----------------------------------------------------------------------------------
 # Binary BSGD
 # ----------------------------------------------------------------------------------
-# (A cdef class has one typed base and the two cores have different ones, so their
-# parameter fields are declared in each; what does not touch the coefficients is in the
-# module-level functions.)
 
 cdef class BSGDCore(Learner):
     """Binary BSGD ([P] Section 3): ``f = sum_j alpha_j k(x_j, .)``, the coefficients in
@@ -288,127 +487,54 @@ cdef class BSGDCore(Learner):
     cdef public long long maintenance_steps, duplicate_steps
     cdef public double gerr_sum      # sum of ||E_t|| over the rounds learned
     cdef public double wsq           # ||w||^2 (rule "mp")
-    cdef GramInverse ginv            # K_S^{-1} (maintenance "projection")
-    cdef double* work                # B + 2 doubles: a kernel row, the inverse's beta
-    cdef double* buf                 # 3 d doubles: x_m, x_n, z
-    cdef int buf_d
-    cdef bint logging
-    cdef _StepLog log
+    cdef readonly _Maintenance mt    # the inverse, buffers and step log
 
     _state_fields = fields("maintenance_steps", "duplicate_steps", "gerr_sum", "wsq",
-                           Field("inverse", get="_inverse_state", put="_put_inverse"))
+                           Field("inverse", "mt.ginv"))
 
     def __cinit__(self, *args, **kwargs):
-        self.work = NULL
-        self.buf = NULL
-        self.buf_d = 0
-        self.logging = False
-
-    def __dealloc__(self):
-        free(self.work)
-        free(self.buf)
+        self.mt = _Maintenance()
 
     def _setup(self):
-        if self.lam < 0.0:
-            self.lam_eff = 0.0 if self.rule == RULE_MP else 1e-4
-        else:
-            self.lam_eff = self.lam
+        self.lam_eff = default_lam(self.rule, self.lam)
         if self.bsvm:
             self.lam_eff = self.lam_eff * 0.5     # two classes at lam = binary at lam/2
         self.maintenance_steps = 0
         self.duplicate_steps = 0
         self.gerr_sum = 0.0
         self.wsq = 0.0
-        self.ginv = (GramInverse(self.B + 1, False) if self.maintenance == MAINT_PROJECTION
-                     else None)
-        free(self.work)
-        self.work = <double*> malloc((self.B + 2) * sizeof(double))
-        if self.work == NULL:
-            raise MemoryError("cannot allocate BSGD's work row")
-
-    def _begin_log(self, long long n_rounds):
-        self.log = _StepLog(n_rounds, self.t)
-        self.logging = True
-
-    def _log_extras(self):
-        if self.log is None:
-            return _StepLog(0, 0).extras(0)
-        return self.log.extras(self.t - self.log.t0)
-
-    def _inverse_state(self):
-        return self.ginv
-
-    def _put_inverse(self, value):
-        self.ginv = value
+        self.mt.setup(self.maintenance, self.B)
 
     cdef double loss(self, double y, double f) noexcept nogil:
         return 1.0 - y * f if 1.0 - y * f > 0.0 else 0.0
 
-    cdef int _buffers(self) noexcept nogil:
-        if self.buf_d == self.d and self.buf != NULL:
-            return 0
-        if _grow(<void**> &self.buf, 3 * <size_t> self.d * sizeof(double)):
-            return -1
-        self.buf_d = self.d
-        return 0
-
-    cdef double _kself(self, int j) noexcept nogil:
-        cdef Row r
-        r.data = NULL
-        r.indices = NULL
-        r.nnz = 0
-        r.l1norm = 0.0
-        r.sqnorm = self.sv.sqnorm[j]
-        return kernel_self(&self.sv.kp, &r)
-
     cdef double _f_at(self, int j) noexcept nogil:
-        """``f(x_j)`` of the current coefficients (kernel row in ``work``)."""
+        """``f(x_j)`` of the current coefficients (kernel row in ``mt.work``)."""
         cdef Row r
         cdef int i
         cdef double out = 0.0
+        cdef double* work = self.mt.work
         self.sv.as_row(j, &r)
-        self.sv.kernel_row_into(&r, self.work)
+        self.sv.kernel_row_into(&r, work)
         for i in range(self.sv.n):
-            out += self.sv.alpha[i] * self.work[i]
+            out += self.sv.alpha[i] * work[i]
         return out
 
     cdef int _duplicate(self, const Row* x) noexcept nogil:
         """BudgetedSVM's twin of ``x`` among the support vectors (bsgd.cpp:778-795): the
-        last one with a nonzero coefficient whose Gaussian kernel with ``x`` rounds to 1
-        at 1e-8 (its own ``-g`` width; for another kernel BudgetedSVM's default
-        ``g = 1/d``, ``exp(-||s - x||^2 / (2 d))``); -1 if none."""
-        cdef int i, n = self.sv.n, out = -1
-        cdef double k
-        cdef bint gaussian = self.sv.kp.kind == KERNEL_GAUSSIAN
-        if not gaussian:
-            sq_dist_row(self.sv.X, self.sv.capacity, self.sv.sqnorm, n, self.d, x, self.work)
-        for i in range(n):
-            if self.sv.alpha[i] == 0.0:
-                continue
-            k = self.sv.krow[i] if gaussian else exp(-0.5 / self.d * self.work[i])
-            if rounds_to_one(k):
+        last one with a nonzero coefficient that ``is_twin``; -1 if none."""
+        cdef int i, out = -1
+        cdef bint gaussian = twin_search(self.sv, self.d, x, self.mt.work)
+        for i in range(self.sv.n):
+            if self.sv.alpha[i] != 0.0 and is_twin(self.sv, i, self.d, gaussian,
+                                                   self.mt.work):
                 out = i
         return out
-
-    cdef int _inverse_add(self, const Row* x, double kxx) noexcept nogil:
-        """Border ``K_S^{-1}`` with the new vector (its kernel column in ``sv.krow``);
-        a new vector in the span (Schur complement ``<= 1e-12 max(kxx, 1)``) refreshes
-        the inverse by a pseudo-inverse, as the oracle does.  0, or -1 on failure."""
-        cdef double s
-        s = self.ginv.residual(self.sv.krow, kxx, self.work)
-        if s <= SPAN_TOL * (kxx if kxx > 1.0 else 1.0):
-            with gil:
-                try:
-                    _pinv_add(self.ginv, <double[:self.ginv.n + 1]> self.sv.krow, kxx)
-                except Exception:
-                    return -1
-            return 0
-        return 0 if self.ginv.add(self.sv.krow, kxx, self.work, s) >= 0 else -1
 
     cdef void update(self, const Row* x, double y, double f) noexcept nogil:
         cdef long long t = self.t
         cdef int n = self.sv.n, dup = -1
-        cdef double eta_t, shrink, kxx, ge = 0.0, c, norm
+        cdef double eta_t, shrink, kxx, ge = 0.0
         rates(self.rule, self.lam_eff, self.eta, t, &eta_t, &shrink)
         if self.bsvm and t == 1:
             # bsgd.cpp:724-738: alpha^(y) = 1, alpha^(other) = -1, no shrink
@@ -432,7 +558,7 @@ cdef class BSGDCore(Learner):
             self.wsq = (self.wsq * shrink * shrink + 2.0 * y * eta_t * shrink * f
                         + eta_t * eta_t * kxx)
         if self.maintenance == MAINT_PROJECTION:
-            if self._inverse_add(x, kxx) != 0:
+            if self.mt.inverse_add(self.sv, kxx) != 0:
                 self.error = 1
                 return
         if self.sv.add(x, y * eta_t, t) < 0:
@@ -447,31 +573,23 @@ cdef class BSGDCore(Learner):
 
     cdef void _ball(self) noexcept nogil:
         """BMP: ``w <- min(1, U / ||w||) w`` ([P] Section 4, after line 8)."""
-        cdef double norm, c
-        if self.rule != RULE_MP or self.sv.n == 0:
-            return
-        norm = sqrt(self.wsq if self.wsq > 0.0 else 0.0)
-        if norm > self.U:
-            c = self.U / norm
+        cdef double c
+        if self.rule == RULE_MP and self.sv.n > 0 and ball_shrink(&self.wsq, self.U, &c):
             self.sv.scale(c)
-            self.wsq = self.wsq * c * c
 
     cdef void _end_round(self, long long t, double ge) noexcept nogil:
         self.gerr_sum += ge
-        if self.logging:
-            self.log.running(t, self.gerr_sum / <double> t)
+        self.mt.running(t, self.gerr_sum)
 
     cdef double _maintain(self, int dup, double eta_t) noexcept nogil:
         """One budget maintenance step on the ``B + 1`` vectors; returns ``||E_t||``."""
-        cdef int n = self.sv.n, j, p, m, q, kind
-        cdef double sqd, removal, ap, kpp, fp, best, loss, h, kz1, kz2, hb = 0.0
-        cdef double kz1b = 0.0, kz2b = 0.0, k12 = 0.0, az, kmz, knz, fm = 0.0, fn = 0.0, fz, ge
+        cdef int n = self.sv.n, j, p, m, kind
+        cdef double sqd, removal, ap, kpp, fp, inv_q, az, fm = 0.0, fn = 0.0, fz
         cdef double* a = self.sv.alpha
+        cdef double* work = self.mt.work
         cdef double* M
-        cdef double* xm
-        cdef double* xn
-        cdef double* z
-        cdef int ld, mode
+        cdef int ld
+        cdef MergeChoice mc
         cdef Row r
         if self.maintenance == MAINT_REMOVAL:
             if dup >= 0:
@@ -479,35 +597,35 @@ cdef class BSGDCore(Learner):
                 kind = KIND_REMOVE_DUPLICATE
             else:
                 for j in range(n):
-                    self.work[j] = a[j] * a[j] * self._kself(j)
-                p = smallest(self.work, n)
+                    work[j] = a[j] * a[j]
+                p = least_degrading(self.sv, work, n)
                 kind = KIND_REMOVE
-            kpp = self._kself(p)
+            kpp = kself(self.sv, p)
             ap = a[p]
-            sqd = ap * ap * kpp
+            sqd = sq_norm(&a[p], 1) * kpp
             removal = sqd
             if self.rule == RULE_MP:
                 fp = self._f_at(p)
-                self.wsq = self.wsq - 2.0 * ap * fp + ap * ap * kpp
+                self.wsq = self.wsq - 2.0 * ap * fp + sqd
             self.sv.remove(p)
         elif self.maintenance == MAINT_PROJECTION:
             for j in range(n):
-                self.work[j] = a[j] * a[j] * self._kself(j)
-            p = smallest(self.work, n)
+                work[j] = a[j] * a[j]
+            p = least_degrading(self.sv, work, n)
             kind = KIND_PROJECT
-            M = self.ginv.M
-            ld = self.ginv.capacity
+            M = self.mt.ginv.M
+            ld = self.mt.ginv.capacity
             ap = a[p]
-            q = p
+            inv_q = M[p + <Py_ssize_t> p * ld]
             for j in range(n):
                 if j != p:
-                    a[j] += (-M[j + <Py_ssize_t> p * ld] / M[p + <Py_ssize_t> p * ld]) * ap
-            sqd = ap * ap * (1.0 / M[p + <Py_ssize_t> p * ld])
-            removal = ap * ap * self._kself(p)
+                    a[j] += (-M[j + <Py_ssize_t> p * ld] / inv_q) * ap
+            sqd = sq_norm(&ap, 1) * (1.0 / inv_q)
+            removal = sq_norm(&ap, 1) * kself(self.sv, p)
             if self.rule == RULE_MP:
-                self.wsq = self.wsq - ap * ap * (1.0 / M[p + <Py_ssize_t> p * ld])
+                self.wsq = self.wsq - sqd
             self.sv.remove(p)
-            self.ginv.remove(p)
+            self.mt.ginv.remove(p)
         else:
             if dup >= 0:                                # bsgd.cpp:898-905
                 a[dup] = a[dup] + a[n - 1]
@@ -516,66 +634,41 @@ cdef class BSGDCore(Learner):
                 sqd = 0.0
                 removal = NAN
             else:
-                if self._buffers() != 0:
+                if self.mt.buffers(self.d) != 0:
                     self.error = 1
                     return 0.0
                 for j in range(n):
-                    self.work[j] = a[j] * a[j]
-                m = smallest(self.work, n)
+                    work[j] = a[j] * a[j]
+                m = smallest(work, n)
                 self.sv.as_row(m, &r)
-                self.sv.kernel_row_into(&r, self.work)   # k(x_m, x_j)
-                mode = WEIGHTS_CODE_BINARY if self.bsvm else WEIGHTS_PAPER
-                best = INFINITY
-                q = -1
+                self.sv.kernel_row_into(&r, work)   # k(x_m, x_j)
+                merge_start(&mc)
                 for j in range(n):
-                    if j == m:
-                        continue
-                    loss = pair_merge(&a[m], &a[j], 1, self.work[j], mode, &h, &kz1, &kz2)
-                    if q < 0 or loss < best:
-                        best = loss
-                        q = j
-                        hb = h
-                        kz1b = kz1
-                        kz2b = kz2
-                        k12 = self.work[j]
+                    if j != m:
+                        merge_consider(&mc, j, &a[m], &a[j], 1, work[j],
+                                       WEIGHTS_CODE_BINARY if self.bsvm else WEIGHTS_PAPER)
                 if self.rule == RULE_MP:
                     fm = 0.0
                     for j in range(n):
-                        fm += a[j] * self.work[j]
-                    fn = self._f_at(q)
-                self._merge_point(m, q, hb, &r)
-                z = self.buf + 2 * self.d
-                az = a[m] * kz1b + a[q] * kz2b            # with the unclipped h
-                xm = self.buf
-                xn = self.buf + self.d
-                kmz = gauss(self.sv.kp.gamma, xm, z, self.d)
-                knz = gauss(self.sv.kp.gamma, xn, z, self.d)
-                sqd = merge_degradation(&a[m], &a[q], &az, 1, k12, kmz, knz)
-                removal = a[m] * a[m]
+                        fm += a[j] * work[j]
+                    fn = self._f_at(mc.q)
+                sqd = merged(self.sv, self.d, m, &mc, self.bsvm, &a[m], &a[mc.q], &az, 1,
+                             self.mt.buf, &r)
+                removal = sq_norm(&a[m], 1)
                 if self.rule == RULE_MP:
-                    self.sv.kernel_row_into(&r, self.work)
+                    self.sv.kernel_row_into(&r, work)
                     fz = 0.0
                     for j in range(n):
-                        fz += a[j] * self.work[j]
+                        fz += a[j] * work[j]
                     # ||w + D||^2, D = a_z Phi(z) - a_m Phi(x_m) - a_n Phi(x_n)
-                    self.wsq = self.wsq + sqd + 2.0 * (az * fz - a[m] * fm - a[q] * fn)
+                    self.wsq = self.wsq + sqd + 2.0 * (az * fz - a[m] * fm - a[mc.q] * fn)
                 self.sv.replace(m, &r, az, self.sv.stamp[m])
-                self.sv.remove(q)
+                self.sv.remove(mc.q)
                 kind = KIND_MERGE
         if kind == KIND_MERGE_DUPLICATE or kind == KIND_REMOVE_DUPLICATE:
             self.duplicate_steps += 1
         self.maintenance_steps += 1
-        ge = sqrt(sqd if sqd > 0.0 else 0.0) / eta_t
-        if self.logging:
-            self.log.step(self.t, kind, sqd, removal, ge)
-        return ge
-
-    cdef void _merge_point(self, int m, int n, double h, Row* out) noexcept nogil:
-        """``z = h x_m + (1 - h) x_n`` into ``buf`` (``x_m``, ``x_n`` beside it), ``h``
-        clipped to 0 when negative in variant "budgetedsvm" (bsgd.cpp:492-493): a dense
-        ``Row`` over ``z``."""
-        merge_point(self.sv.X, self.sv.capacity, self.d, m, n,
-                    0.0 if (self.bsvm and h < 0.0) else h, self.buf, out)
+        return self.mt.step(self.t, kind, sqd, removal, eta_t)
 
 
 cdef void merge_point(const double* X, int ld, int d, int m, int n, double h, double* buf,
@@ -636,84 +729,34 @@ cdef class MulticlassBSGDCore(MulticlassCore):
     cdef public long long maintenance_steps, duplicate_steps
     cdef public double gerr_sum
     cdef public double wsq
-    cdef GramInverse ginv
-    cdef double* work                # B + 2 doubles
-    cdef double* buf                 # 3 d doubles
-    cdef int buf_d
+    cdef readonly _Maintenance mt
     cdef double* dense               # 5 K doubles: a_m, a_n, a_z, scores, best a_n
     cdef int dense_k
-    cdef bint logging
-    cdef _StepLog log
 
     _state_fields = fields("maintenance_steps", "duplicate_steps", "gerr_sum", "wsq",
-                           Field("inverse", get="_inverse_state", put="_put_inverse"))
+                           Field("inverse", "mt.ginv"))
 
     def __cinit__(self, *args, **kwargs):
-        self.work = NULL
-        self.buf = NULL
-        self.buf_d = 0
+        self.mt = _Maintenance()
         self.dense = NULL
         self.dense_k = 0
-        self.logging = False
 
     def __dealloc__(self):
-        free(self.work)
-        free(self.buf)
         free(self.dense)
 
     def _setup(self):
-        if self.lam < 0.0:
-            self.lam_eff = 0.0 if self.rule == RULE_MP else 1e-4
-        else:
-            self.lam_eff = self.lam
+        self.lam_eff = default_lam(self.rule, self.lam)
         self.maintenance_steps = 0
         self.duplicate_steps = 0
         self.gerr_sum = 0.0
         self.wsq = 0.0
-        self.ginv = (GramInverse(self.B + 1, False) if self.maintenance == MAINT_PROJECTION
-                     else None)
-        free(self.work)
-        self.work = <double*> malloc((self.B + 2) * sizeof(double))
-        if self.work == NULL:
-            raise MemoryError("cannot allocate BSGD's work row")
+        self.mt.setup(self.maintenance, self.B)
 
     def _set_classes(self, int K):
         MulticlassCore._set_classes(self, K)
         if _grow(<void**> &self.dense, 5 * <size_t> K * sizeof(double)):
             raise MemoryError("cannot allocate BSGD's class buffers")
         self.dense_k = K
-
-    def _begin_log(self, long long n_rounds):
-        self.log = _StepLog(n_rounds, self.t)
-        self.logging = True
-
-    def _log_extras(self):
-        if self.log is None:
-            return _StepLog(0, 0).extras(0)
-        return self.log.extras(self.t - self.log.t0)
-
-    def _inverse_state(self):
-        return self.ginv
-
-    def _put_inverse(self, value):
-        self.ginv = value
-
-    cdef int _buffers(self) noexcept nogil:
-        if self.buf_d == self.d and self.buf != NULL:
-            return 0
-        if _grow(<void**> &self.buf, 3 * <size_t> self.d * sizeof(double)):
-            return -1
-        self.buf_d = self.d
-        return 0
-
-    cdef double _kself(self, int j) noexcept nogil:
-        cdef Row r
-        r.data = NULL
-        r.indices = NULL
-        r.nnz = 0
-        r.l1norm = 0.0
-        r.sqnorm = self.sv.sqnorm[j]
-        return kernel_self(&self.sv.kp, &r)
 
     cdef void _row_dense(self, int i, double* out) noexcept nogil:
         """``out[c] = A[i, c]`` for every class."""
@@ -732,14 +775,14 @@ cdef class MulticlassBSGDCore(MulticlassCore):
                 out[self.cls[b + j]] += self.val[b + j] * krow[i]
 
     cdef double _dot_at(self, int j, const double* a) noexcept nogil:
-        """``sum_c a[c] f_c(x_j)`` (kernel row of ``x_j`` into ``work``)."""
+        """``sum_c a[c] f_c(x_j)`` (kernel row of ``x_j`` into ``mt.work``)."""
         cdef Row r
         cdef int c
         cdef double out = 0.0
         cdef double* f = self.dense + 3 * self.K
         self.sv.as_row(j, &r)
-        self.sv.kernel_row_into(&r, self.work)
-        self._scores_from(self.work, f)
+        self.sv.kernel_row_into(&r, self.mt.work)
+        self._scores_from(self.mt.work, f)
         for c in range(self.K):
             out += a[c] * f[c]
         return out
@@ -750,10 +793,7 @@ cdef class MulticlassBSGDCore(MulticlassCore):
         coefficient; the last one found wins."""
         cdef int i, j, b, c, first, n = self.sv.n, out = -1
         cdef long long key, best = -1
-        cdef double k
-        cdef bint gaussian = self.sv.kp.kind == KERNEL_GAUSSIAN
-        if not gaussian:
-            sq_dist_row(self.sv.X, self.sv.capacity, self.sv.sqnorm, n, self.d, x, self.work)
+        cdef bint gaussian = twin_search(self.sv, self.d, x, self.mt.work)
         for i in range(n):
             first = self.K
             b = i * self.m
@@ -763,25 +803,12 @@ cdef class MulticlassBSGDCore(MulticlassCore):
                     first = c
             if first == self.K:
                 continue
-            k = self.sv.krow[i] if gaussian else exp(-0.5 / self.d * self.work[i])
-            if rounds_to_one(k):
+            if is_twin(self.sv, i, self.d, gaussian, self.mt.work):
                 key = <long long> first * n + i
                 if key > best:
                     best = key
                     out = i
         return out
-
-    cdef int _inverse_add(self, const Row* x, double kxx) noexcept nogil:
-        cdef double s
-        s = self.ginv.residual(self.sv.krow, kxx, self.work)
-        if s <= SPAN_TOL * (kxx if kxx > 1.0 else 1.0):
-            with gil:
-                try:
-                    _pinv_add(self.ginv, <double[:self.ginv.n + 1]> self.sv.krow, kxx)
-                except Exception:
-                    return -1
-            return 0
-        return 0 if self.ginv.add(self.sv.krow, kxx, self.work, s) >= 0 else -1
 
     cdef double mc_loss(self, int y) noexcept nogil:
         cdef double v = 1.0 + self.s[self.best(y)] - self.s[y]
@@ -816,7 +843,7 @@ cdef class MulticlassBSGDCore(MulticlassCore):
                         + 2.0 * eta_t * shrink * (self.s[y] - self.s[r])
                         + 2.0 * eta_t * eta_t * kxx)
         if self.maintenance == MAINT_PROJECTION:
-            if self._inverse_add(x, kxx) != 0:
+            if self.mt.inverse_add(self.sv, kxx) != 0:
                 self.error = 1
                 return
         i = self.add_vector(x)
@@ -834,30 +861,24 @@ cdef class MulticlassBSGDCore(MulticlassCore):
         self._end_round(t, ge)
 
     cdef void _ball(self) noexcept nogil:
-        cdef double norm, c
-        if self.rule != RULE_MP or self.sv.n == 0:
-            return
-        norm = sqrt(self.wsq if self.wsq > 0.0 else 0.0)
-        if norm > self.U:
-            c = self.U / norm
+        cdef double c
+        if self.rule == RULE_MP and self.sv.n > 0 and ball_shrink(&self.wsq, self.U, &c):
             self.scale_coefs(c)
-            self.wsq = self.wsq * c * c
 
     cdef void _end_round(self, long long t, double ge) noexcept nogil:
         self.gerr_sum += ge
-        if self.logging:
-            self.log.running(t, self.gerr_sum / <double> t)
+        self.mt.running(t, self.gerr_sum)
 
     cdef double _maintain(self, int dup, double eta_t) noexcept nogil:
-        cdef int n = self.sv.n, K = self.K, j, c, p, m, q, kind, b, ld, mode
-        cdef double sqd, removal, kpp, best, loss, h, kz1, kz2, hb = 0.0
-        cdef double kz1b = 0.0, kz2b = 0.0, k12 = 0.0, kmz, knz, ge, v = 0.0, inv_q, coef
+        cdef int n = self.sv.n, K = self.K, j, c, p, m, kind, ld
+        cdef double sqd, removal, kpp, v = 0.0, inv_q, coef
+        cdef double* work = self.mt.work
         cdef double* am = self.dense
         cdef double* an = self.dense + K
         cdef double* az = self.dense + 2 * K
         cdef double* f = self.dense + 3 * K
-        cdef double* anb = self.dense + 4 * K
         cdef double* M
+        cdef MergeChoice mc
         cdef Row r
         if self.maintenance == MAINT_REMOVAL:
             if dup >= 0:
@@ -865,29 +886,25 @@ cdef class MulticlassBSGDCore(MulticlassCore):
                 kind = KIND_REMOVE_DUPLICATE
             else:
                 for j in range(n):
-                    self.work[j] = self.row_sqnorm(j) * self._kself(j)
-                p = smallest(self.work, n)
+                    work[j] = self.row_sqnorm(j)
+                p = least_degrading(self.sv, work, n)
                 kind = KIND_REMOVE
-            kpp = self._kself(p)
+            kpp = kself(self.sv, p)
             self._row_dense(p, am)
-            sqd = 0.0
-            for c in range(K):
-                sqd += am[c] * am[c]
-            sqd = sqd * kpp
+            sqd = sq_norm(am, K) * kpp
             removal = sqd
             if self.rule == RULE_MP:
                 self.wsq = self.wsq - 2.0 * self._dot_at(p, am) + sqd
             self.remove_row(p)
         elif self.maintenance == MAINT_PROJECTION:
             for j in range(n):
-                self.work[j] = self.row_sqnorm(j) * self._kself(j)
-            p = smallest(self.work, n)
+                work[j] = self.row_sqnorm(j)
+            p = least_degrading(self.sv, work, n)
             kind = KIND_PROJECT
-            M = self.ginv.M
-            ld = self.ginv.capacity
+            M = self.mt.ginv.M
+            ld = self.mt.ginv.capacity
             self._row_dense(p, am)
             inv_q = M[p + <Py_ssize_t> p * ld]
-            b = p * self.m
             for j in range(n):
                 if j == p:
                     continue
@@ -897,15 +914,12 @@ cdef class MulticlassBSGDCore(MulticlassCore):
                         self.add_coef(j, c, coef * am[c])
                 if self.error:
                     return 0.0
-            v = 0.0
-            for c in range(K):
-                v += am[c] * am[c]
-            sqd = v * (1.0 / inv_q)
-            removal = v * self._kself(p)
+            sqd = sq_norm(am, K) * (1.0 / inv_q)
+            removal = sq_norm(am, K) * kself(self.sv, p)
             if self.rule == RULE_MP:
                 self.wsq = self.wsq - sqd
             self.remove_row(p)
-            self.ginv.remove(p)
+            self.mt.ginv.remove(p)
         else:
             if dup >= 0:
                 self._row_dense(n - 1, an)
@@ -917,51 +931,35 @@ cdef class MulticlassBSGDCore(MulticlassCore):
                 sqd = 0.0
                 removal = NAN
             else:
-                if self._buffers() != 0:
+                if self.mt.buffers(self.d) != 0:
                     self.error = 1
                     return 0.0
                 for j in range(n):
-                    self.work[j] = self.row_sqnorm(j)
-                m = smallest(self.work, n)
+                    work[j] = self.row_sqnorm(j)
+                m = smallest(work, n)
                 self._row_dense(m, am)
                 self.sv.as_row(m, &r)
-                self.sv.kernel_row_into(&r, self.work)
-                mode = WEIGHTS_CODE if self.bsvm else WEIGHTS_PAPER
-                best = INFINITY
-                q = -1
+                self.sv.kernel_row_into(&r, work)
+                merge_start(&mc)
                 for j in range(n):
-                    if j == m:
-                        continue
-                    self._row_dense(j, an)
-                    loss = pair_merge(am, an, K, self.work[j], mode, &h, &kz1, &kz2)
-                    if q < 0 or loss < best:
-                        best = loss
-                        q = j
-                        hb = h
-                        kz1b = kz1
-                        kz2b = kz2
-                        k12 = self.work[j]
-                self._row_dense(q, an)
-                for c in range(K):
-                    az[c] = am[c] * kz1b + an[c] * kz2b    # with the unclipped h
+                    if j != m:
+                        self._row_dense(j, an)
+                        merge_consider(&mc, j, am, an, K, work[j],
+                                       WEIGHTS_CODE if self.bsvm else WEIGHTS_PAPER)
+                self._row_dense(mc.q, an)
                 if self.rule == RULE_MP:
                     # <w, D>, D = a_z Phi(z) - a_m Phi(x_m) - a_n Phi(x_n); w before
                     v = 0.0
-                    self._scores_from(self.work, f)        # f(x_m)
+                    self._scores_from(work, f)             # f(x_m)
                     for c in range(K):
                         v -= am[c] * f[c]
-                    v -= self._dot_at(q, an)
-                merge_point(self.sv.X, self.sv.capacity, self.d, m, q,
-                            0.0 if (self.bsvm and hb < 0.0) else hb, self.buf, &r)
-                kmz = gauss(self.sv.kp.gamma, self.buf, self.buf + 2 * self.d, self.d)
-                knz = gauss(self.sv.kp.gamma, self.buf + self.d, self.buf + 2 * self.d, self.d)
-                sqd = merge_degradation(am, an, az, K, k12, kmz, knz)
-                removal = 0.0
-                for c in range(K):
-                    removal += am[c] * am[c]
+                    v -= self._dot_at(mc.q, an)
+                sqd = merged(self.sv, self.d, m, &mc, self.bsvm, am, an, az, K,
+                             self.mt.buf, &r)
+                removal = sq_norm(am, K)
                 if self.rule == RULE_MP:
-                    self.sv.kernel_row_into(&r, self.work)
-                    self._scores_from(self.work, f)        # f(z)
+                    self.sv.kernel_row_into(&r, work)
+                    self._scores_from(work, f)             # f(z)
                     for c in range(K):
                         v += az[c] * f[c]
                     self.wsq = self.wsq + sqd + 2.0 * v
@@ -972,12 +970,9 @@ cdef class MulticlassBSGDCore(MulticlassCore):
                         self.add_coef(m, c, az[c])
                 if self.error:
                     return 0.0
-                self.remove_row(q)
+                self.remove_row(mc.q)
                 kind = KIND_MERGE
         if kind == KIND_MERGE_DUPLICATE or kind == KIND_REMOVE_DUPLICATE:
             self.duplicate_steps += 1
         self.maintenance_steps += 1
-        ge = sqrt(sqd if sqd > 0.0 else 0.0) / eta_t
-        if self.logging:
-            self.log.step(self.t, kind, sqd, removal, ge)
-        return ge
+        return self.mt.step(self.t, kind, sqd, removal, eta_t)

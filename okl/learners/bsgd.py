@@ -84,14 +84,19 @@ class _BSGDParams:
         return self.B + 1, False   # the new vector joins before the maintenance step
 
     def _begin_stream(self, n_rounds):
-        self._begin_log(n_rounds)
+        self.mt.begin_log(n_rounds, self.n_rounds)   # the run's maintenance-step log
 
     _extras_fields = fields("maintenance_steps", "duplicate_steps")
 
     def _extras(self):
         extras = super()._extras()
-        extras.update(self._log_extras())
+        extras.update(self.mt.log_extras(self.n_rounds))
         return extras
+
+    def _inverse_state(self):
+        """The projection's ``K_S^{-1}`` (a ``GramInverse``; None for the other
+        maintenance steps): the state's "inverse"."""
+        return self.mt.ginv
 
     @property
     def lam_(self) -> float:
