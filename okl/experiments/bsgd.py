@@ -542,6 +542,12 @@ class Table3(rn.Reproduction):
                              else None),
                        "params": rn.params_text(sel["params"]), "selected": sel["params"],
                        "selection": sel.get("why", "")}
+            cap = 1.0 if DATASETS[data.name]["K"] == 2 else math.sqrt(2.0)
+            if row_out["E"] is not None and row_out["E"] > cap * (1 + 1e-9):
+                note = (note + "; " if note else "") + (
+                    f"E = {row_out['E']:.3g} exceeds {cap:.3g}, the removal's bound (Section 6: "
+                    f"no step degrades w more than removing the smallest vector): the "
+                    f"projection's kept inverse of an ill-conditioned K_S lost accuracy")
             if note:
                 row_out["note"] = note
             out.append(row_out)
