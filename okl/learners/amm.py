@@ -15,7 +15,7 @@ import numpy as np
 
 from okl._learner import fields
 from okl.learners._amm import AMMCore
-from okl.learners.multiclass import MulticlassLearner
+from okl.learners.multiclass import MulticlassLearner, _WeightVectorModel
 from okl.params import INT_MAX, Choice, Int, Real, Seed
 from okl.registry import register_learner
 
@@ -28,7 +28,7 @@ __all__ = ["AMMOnline"]
     examples=[dict(lam=0.01, B=5, k=50, c=1.0),
               dict(lam=0.01, B=5, k=50, c=1.0, variant="budgetedsvm"),
               dict(lam=0.05, B=None, k=30, c=3.0, bias=0.0)])
-class AMMOnline(MulticlassLearner, AMMCore):
+class AMMOnline(_WeightVectorModel, AMMCore):
     r"""Online AMM, the adaptive multi-hyperplane machine of Wang, Djuric, Crammer &
     Vucetic, *Trading representability for scalability: adaptive multi-hyperplane
     machine for nonlinear classification* (KDD 2011), Algorithm 2 with its pruning
@@ -147,11 +147,6 @@ class AMMOnline(MulticlassLearner, AMMCore):
     seed = Seed()
     _param_order = ("lam", "B", "k", "c", "bias", "variant", "classes", "seed")
 
-    def _configure(self):
-        # no kernel for the core: the model is hyperplanes
-        self._core_setup(None, self.seed, True)
-        self._setup()
-
     def _core_allocate(self, d, capacity, growable):
         super()._core_allocate(d, capacity, growable)
         self._amm_allocate()
@@ -170,14 +165,6 @@ class AMMOnline(MulticlassLearner, AMMCore):
     def hyperplanes_(self) -> np.ndarray:
         """Hyperplanes per class (BudgetedSVM's explicit zero ones included)."""
         return self._hyperplane_counts()
-
-    @property
-    def support_vectors(self) -> np.ndarray:
-        return np.empty((0, 0))
-
-    @property
-    def coefficients(self) -> np.ndarray:
-        return np.empty((0, 0))
 
     def _extras(self):
         extras = super()._extras()

@@ -251,6 +251,28 @@ class MulticlassLearner(OnlineLearner):
         return self._coefficients()
 
 
+class _WeightVectorModel(MulticlassLearner):
+    """A multiclass learner whose model is weight vectors, not a kernel expansion (online
+    AMM's hyperplanes, linear Pegasos, FOGD's weights on random features): its core gets
+    no kernel, and it has no support vectors and no coefficients (empty arrays; its
+    ``weights`` hold the model)."""
+
+    def _configure(self):
+        # no kernel for the core: no support set
+        self._core_setup(None, self.seed, True)
+        self._setup()
+
+    @property
+    def support_vectors(self) -> np.ndarray:
+        """An empty ``0 x 0`` array: the model keeps no support vectors."""
+        return np.empty((0, 0))
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """An empty ``0 x 0`` array: the model is its ``weights``."""
+        return np.empty((0, 0))
+
+
 _LIBOL_NOTE = """
     Notes
     -----

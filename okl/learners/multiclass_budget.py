@@ -39,7 +39,7 @@ from okl.learners._multiclass_budget import (MulticlassBOGDCore, MulticlassBPAsC
                                              MulticlassForgetronCore, MulticlassOGDCore,
                                              MulticlassRBPCore)
 from okl.learners._multiclass_features import MulticlassFOGDCore, MulticlassNOGDCore
-from okl.learners.multiclass import MulticlassLearner
+from okl.learners.multiclass import MulticlassLearner, _WeightVectorModel
 from okl.params import INT_MAX, Choice, Int, KernelParam, Real, Seed
 from okl.registry import register_learner
 
@@ -440,7 +440,7 @@ class _GaussianKernel(KernelParam):
     paper="multiclass", task="multiclass", role="method",
     examples=[dict(kernel=Gaussian(1.0), D=30, eta=0.05, seed=1),
               dict(kernel=Gaussian(1.0), D=20, eta=0.5, scale="paper", seed=2)])
-class MulticlassFOGD(MulticlassLearner, MulticlassFOGDCore):
+class MulticlassFOGD(_WeightVectorModel, MulticlassFOGDCore):
     __doc__ = r"""Multiclass Fourier online gradient descent, LIBOKL's ``FouGD.m`` (FOGD of Lu,
     Hoi, Wang, Zhao & Liu, *Large scale online kernel learning*, JMLR 17(47), 2016).
 
@@ -490,11 +490,6 @@ class MulticlassFOGD(MulticlassLearner, MulticlassFOGDCore):
     seed = Seed()
     _param_order = ("kernel", "D", "eta", "scale", "classes", "seed")
 
-    def _configure(self):
-        # no kernel for the core: FOGD keeps no support vectors
-        self._core_setup(None, self.seed, True)
-        self._setup()
-
     def _core_allocate(self, d, capacity, growable):
         super()._core_allocate(d, capacity, growable)
         sigma = (self.kernel or Gaussian(1.0)).sigma
@@ -519,14 +514,6 @@ class MulticlassFOGD(MulticlassLearner, MulticlassFOGDCore):
             raise ValueError("MulticlassFOGD draws its frequencies at the first example: "
                              "learn something before transform")
         return self._fogd_transform(as_stream(X, self.n_features))
-
-    @property
-    def support_vectors(self) -> np.ndarray:
-        return np.empty((0, 0))
-
-    @property
-    def coefficients(self) -> np.ndarray:
-        return np.empty((0, 0))
 
     _state_fields = MulticlassLearner._state_fields + MulticlassFOGDCore._state_fields
     _extras_fields = fields("n_updates", "D")

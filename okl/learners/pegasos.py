@@ -25,7 +25,7 @@ from okl.kernels import Gaussian
 from okl.learners._pegasos import (KernelPegasosCore, LinearPegasosCore,
                                    MulticlassKernelPegasosCore)
 from okl.learners.base import KernelExpansion, OnlineLearner
-from okl.learners.multiclass import MulticlassLearner
+from okl.learners.multiclass import MulticlassLearner, _WeightVectorModel
 from okl.params import Choice, KernelParam, Real, Seed
 from okl.registry import register_learner
 
@@ -169,7 +169,7 @@ class MulticlassKernelPegasos(_KernelPegasosParams, MulticlassLearner,
     bounds="okl.experiments.bounds.bsgd:linear_pegasos",
     examples=[dict(lam=0.01), dict(lam=0.01, variant="budgetedsvm"),
               dict(lam=0.05, bias=0.0)])
-class LinearPegasos(MulticlassLearner, LinearPegasosCore):
+class LinearPegasos(_WeightVectorModel, LinearPegasosCore):
     r"""Linear multiclass Pegasos, as BudgetedSVM's ``budgetedsvm-train -A 0`` runs it
     (Djuric, Lan, Vucetic & Wang, *BudgetedSVM: a toolbox for scalable SVM
     approximations*, JMLR 14, 2013, Section 2.1: AMM with one hyperplane per class;
@@ -231,11 +231,6 @@ class LinearPegasos(MulticlassLearner, LinearPegasosCore):
     seed = Seed()
     _param_order = ("lam", "bias", "variant", "classes", "seed")
 
-    def _configure(self):
-        # no kernel for the core: the model is one weight vector per class
-        self._core_setup(None, self.seed, True)
-        self._setup()
-
     def _core_allocate(self, d, capacity, growable):
         super()._core_allocate(d, capacity, growable)
         self._linear_allocate()
@@ -245,14 +240,6 @@ class LinearPegasos(MulticlassLearner, LinearPegasosCore):
         """``W`` (``K x D``): row ``c`` the weight vector of class ``c`` (in the order of
         ``classes_``), the bias coordinate last; None before the first example."""
         return self._linear_weights()
-
-    @property
-    def support_vectors(self) -> np.ndarray:
-        return np.empty((0, 0))
-
-    @property
-    def coefficients(self) -> np.ndarray:
-        return np.empty((0, 0))
 
     _state_fields = MulticlassLearner._state_fields + LinearPegasosCore._state_fields
     _extras_fields = fields("n_updates")
