@@ -46,6 +46,10 @@ class _BSGDParams:
     variant = Choice("paper", {"paper": False, "budgetedsvm": True}, core="bsvm")
     seed = Seed()
 
+    def _check_params(self):
+        super()._check_params()
+        self._check_bsgd()
+
     def _check_bsgd(self):
         rule, maint = self.rule, self.maintenance
         if rule == "pegasos":
@@ -248,15 +252,20 @@ def _fill(doc, **parts):
     return doc
 
 
+# both classes' small instances (the contract suite, the tests, the docs): each rule, each
+# maintenance step and BudgetedSVM's variant
+_EXAMPLES = [dict(kernel=Gaussian(1.0), B=12, lam=0.01),
+             dict(kernel=Gaussian(1.0), B=12, lam=0.01, rule="norma", eta=0.5,
+                  maintenance="projection"),
+             dict(kernel=Gaussian(1.0), B=12, rule="mp", eta=0.5, U=3.0,
+                  maintenance="removal"),
+             dict(kernel=Gaussian(1.0), B=12, lam=0.01, variant="budgetedsvm")]
+
+
 @register_learner(
     paper="bsgd", role="method", task="classification",
     bounds="okl.experiments.bounds.bsgd:bsgd",
-    examples=[dict(kernel=Gaussian(1.0), B=12, lam=0.01),
-              dict(kernel=Gaussian(1.0), B=12, lam=0.01, rule="norma", eta=0.5,
-                   maintenance="projection"),
-              dict(kernel=Gaussian(1.0), B=12, rule="mp", eta=0.5, U=3.0,
-                   maintenance="removal"),
-              dict(kernel=Gaussian(1.0), B=12, lam=0.01, variant="budgetedsvm")])
+    examples=_EXAMPLES)
 class BSGD(_BSGDParams, KernelExpansion, OnlineLearner, BSGDCore):
     __doc__ = r"""Budgeted SGD for the binary kernel SVM (BPegasos, BNorma, BMP with
     removal, projection or merging), Wang, Crammer & Vucetic, *Breaking the curse of
@@ -279,24 +288,14 @@ class BSGD(_BSGDParams, KernelExpansion, OnlineLearner, BSGDCore):
         oracle="with ``binary=True``; the ``\"budgetedsvm\"`` variant against its "
         "two-class\n    run")
 
-    kernel = KernelParam()
     _param_order = ("kernel", "B", "lam", "rule", "maintenance", "eta", "U", "variant",
                     "seed")
-
-    def _check_params(self):
-        super()._check_params()
-        self._check_bsgd()
 
 
 @register_learner(
     paper="bsgd", role="method", task="multiclass",
     bounds="okl.experiments.bounds.bsgd:bsgd",
-    examples=[dict(kernel=Gaussian(1.0), B=12, lam=0.01),
-              dict(kernel=Gaussian(1.0), B=12, lam=0.01, rule="norma", eta=0.5,
-                   maintenance="projection"),
-              dict(kernel=Gaussian(1.0), B=12, rule="mp", eta=0.5, U=3.0,
-                   maintenance="removal"),
-              dict(kernel=Gaussian(1.0), B=12, lam=0.01, variant="budgetedsvm")])
+    examples=_EXAMPLES)
 class MulticlassBSGD(_BSGDParams, MulticlassLearner, MulticlassBSGDCore):
     __doc__ = r"""Budgeted SGD for the multiclass (Crammer-Singer) kernel SVM, BPegasos,
     BNorma, BMP with removal, projection or merging, Wang, Crammer & Vucetic, *Breaking
@@ -320,13 +319,8 @@ class MulticlassBSGD(_BSGDParams, MulticlassLearner, MulticlassBSGDCore):
         row="``|S| <= B``, whatever ``K``",
         oracle="with ``classes`` sorted")
 
-    kernel = KernelParam()
     classes = MulticlassLearner.classes
     _param_order = ("kernel", "B", "lam", "rule", "maintenance", "eta", "U", "variant",
                     "classes", "seed")
-
-    def _check_params(self):
-        super()._check_params()
-        self._check_bsgd()
 
     _state_fields = MulticlassLearner._state_fields + MulticlassBSGDCore._state_fields
