@@ -175,12 +175,29 @@ class FOGD(OnlineLearner, FOGDCore):
     _extras_fields = fields("n_updates", "D")
 
 
+class _NystromMapView:
+    """The Nystrom map's accessors, NOGD's and MulticlassNOGD's (from the core's
+    ``_nogd_map()``: ``(M, weights, eigenvalues)`` after the switch, else None)."""
+
+    @property
+    def feature_map(self) -> np.ndarray | None:
+        """``M = Lambda_r^{-1/2} V_r^T`` (``r x B``) after the switch, else None."""
+        nmap = self._nogd_map()
+        return None if nmap is None else nmap[0]
+
+    @property
+    def eigenvalues(self) -> np.ndarray | None:
+        """The ``r`` eigenvalues of ``K_B`` kept by the map (descending), else None."""
+        nmap = self._nogd_map()
+        return None if nmap is None else nmap[2]
+
+
 @register_learner(
     paper="pomdr", role="baseline", task="both",
     examples=[dict(kernel=Gaussian(1.0), B=30, k=10, eta=0.3),
               dict(kernel=Gaussian(1.0), B=25, eta=0.2, loss="squared")],
     bounds="okl.experiments.bounds.pomdr:nogd")
-class NOGD(OnlineLearner, NOGDCore):
+class NOGD(_NystromMapView, OnlineLearner, NOGDCore):
     r"""Nystrom Online Gradient Descent (Lu et al., JMLR 2016, Sec. "NOGD").
 
     Stage 1, kernel OGD: ``f_t = sum_{i in S} alpha_i k(x_i, .)`` from ``S = {}``; on a
@@ -313,23 +330,11 @@ class NOGD(OnlineLearner, NOGDCore):
         return beta
 
     @property
-    def feature_map(self) -> np.ndarray | None:
-        """``M = Lambda_r^{-1/2} V_r^T`` (``r x B``) after the switch, else None."""
-        nmap = self._nogd_map()
-        return None if nmap is None else nmap[0]
-
-    @property
     def weights(self) -> np.ndarray | None:
         """``w`` (``r`` entries) after the switch, else None (``Lambda_r M beta``, from the
         coefficients the core keeps: ``M M^T = Lambda_r^{-1}``)."""
         nmap = self._nogd_map()
         return None if nmap is None else nmap[1]
-
-    @property
-    def eigenvalues(self) -> np.ndarray | None:
-        """The ``r`` eigenvalues of ``K_B`` kept by the map (descending), else None."""
-        nmap = self._nogd_map()
-        return None if nmap is None else nmap[2]
 
     def transform(self, X) -> np.ndarray:
         """The Nystrom features ``z(x) = M k_S(x)`` of each row of ``X`` (``T x r``)."""

@@ -39,6 +39,7 @@ from okl.learners._multiclass_budget import (MulticlassBOGDCore, MulticlassBPAsC
                                              MulticlassForgetronCore, MulticlassOGDCore,
                                              MulticlassRBPCore)
 from okl.learners._multiclass_features import MulticlassFOGDCore, MulticlassNOGDCore
+from okl.learners.features import _NystromMapView
 from okl.learners.multiclass import MulticlassLearner, _WeightVectorModel
 from okl.params import INT_MAX, Choice, Int, KernelParam, Real, Seed
 from okl.registry import register_learner
@@ -527,7 +528,7 @@ class MulticlassFOGD(_WeightVectorModel, MulticlassFOGDCore):
     paper="multiclass", task="multiclass", role="method",
     examples=[dict(kernel=Gaussian(1.0), B=20, eta=0.3),
               dict(kernel=Gaussian(1.0), B=15, k=15, eta=0.2)])
-class MulticlassNOGD(_MulticlassBudgeted, MulticlassNOGDCore):
+class MulticlassNOGD(_NystromMapView, _MulticlassBudgeted, MulticlassNOGDCore):
     __doc__ = r"""Multiclass Nystrom online gradient descent, LIBOKL's ``NyGD.m`` (NOGD of Lu,
     Hoi, Wang, Zhao & Liu, *Large scale online kernel learning*, JMLR 17(47), 2016).
 
@@ -609,22 +610,10 @@ class MulticlassNOGD(_MulticlassBudgeted, MulticlassNOGDCore):
         return M.T @ W.T
 
     @property
-    def feature_map(self) -> np.ndarray | None:
-        """``M = D_r^{-1/2} V_r^T`` (``r x B``) after the switch, else None."""
-        nmap = self._nogd_map()
-        return None if nmap is None else nmap[0]
-
-    @property
     def weights(self) -> np.ndarray | None:
         """``W`` (``K x r``) after the switch, else None."""
         nmap = self._nogd_map()
         return None if nmap is None else nmap[1]
-
-    @property
-    def eigenvalues(self) -> np.ndarray | None:
-        """The ``r`` eigenvalues of ``K_B`` kept by the map (descending), else None."""
-        nmap = self._nogd_map()
-        return None if nmap is None else nmap[2]
 
     def transform(self, X) -> np.ndarray:
         """The Nystrom features ``z(x)`` of each row of ``X`` (``T x r``), after the
