@@ -16,6 +16,7 @@ cimport numpy as cnp
 from okl._core cimport Learner, Row, Stream
 from okl._losses cimport loss_derivative, loss_value
 from okl.learners._arrays cimport c_vector
+from okl.learners._fourier cimport fourier_features
 from okl.learners._nystrom cimport nystrom_map
 from okl._learner import Field, fields
 
@@ -24,11 +25,6 @@ cnp.import_array()
 cdef extern from "../_vtrig.h" nogil:
     void okl_sincos(const double* x, int n, double scale, double* c, double* s, int exact)
     int okl_trig_has_fma()
-
-cdef extern from "../_vexp.h" nogil:
-    void okl_dense_dots(const double* S, int ld, int n, int d, const double* x, double* out)
-    void okl_sparse_dots(const double* S, int ld, int n, const int* idx, const double* val,
-                         int nnz, double* out)
 
 
 def _sincos(x, double scale=1.0, bint exact=False):
@@ -136,12 +132,8 @@ cdef class FOGDCore(Learner):
 
     cdef void features(self, const Row* x, double* out) noexcept nogil:
         """``out = z(x) = [cos(u_i^T x)]_i ++ [sin(u_i^T x)]_i, scaled by 1/sqrt(D)``."""
-        cdef int D = self.D
-        if x.indices == NULL:
-            okl_dense_dots(self.U, D, D, self.d, x.data, self.ux)
-        else:
-            okl_sparse_dots(self.U, D, D, x.indices, x.data, x.nnz, self.ux)
-        okl_sincos(self.ux, D, 1.0 / sqrt(<double> D), out, out + D, self.exact)
+        fourier_features(self.U, self.D, self.d, x, self.ux, 1.0 / sqrt(<double> self.D),
+                         self.exact, out)
 
     cdef double score(self, const Row* x) noexcept nogil:
         self.features(x, self.z)

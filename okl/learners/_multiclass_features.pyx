@@ -21,16 +21,9 @@ import numpy as np
 
 from okl._core cimport Row, Stream
 from okl._learner import Field, fields
+from okl.learners._fourier cimport fourier_features
 from okl.learners._multiclass cimport MulticlassCore
 from okl.learners._nystrom cimport nystrom_map
-
-cdef extern from "../_vtrig.h" nogil:
-    void okl_sincos(const double* x, int n, double scale, double* c, double* s, int exact)
-
-cdef extern from "../_vexp.h" nogil:
-    void okl_dense_dots(const double* S, int ld, int n, int d, const double* x, double* out)
-    void okl_sparse_dots(const double* S, int ld, int n, const int* idx, const double* val,
-                         int nnz, double* out)
 
 cdef double ONE = 1.0
 cdef double ZERO = 0.0
@@ -121,13 +114,8 @@ cdef class MulticlassFOGDCore(MulticlassCore):
         memset(self.z, 0, self.n_feat * sizeof(double))
 
     cdef void features(self, const Row* x, double* out) noexcept nogil:
-        cdef int D = self.D
-        if x.indices == NULL:
-            okl_dense_dots(self.U, D, D, self.d, x.data, self.ux)
-        else:
-            okl_sparse_dots(self.U, D, D, x.indices, x.data, x.nnz, self.ux)
-        okl_sincos(self.ux, D, 1.0 / sqrt(<double> D) if self.normalized else 1.0,
-                   out, out + D, 0)
+        fourier_features(self.U, self.D, self.d, x, self.ux,
+                         1.0 / sqrt(<double> self.D) if self.normalized else 1.0, 0, out)
 
     cdef void class_scores(self, const Row* x) noexcept nogil:
         cdef int c
