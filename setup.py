@@ -24,6 +24,14 @@ How the build is made fast (issue 21; ``docs/install.rst`` says what a user sees
   is generated once into the shared module ``okl._cyutility`` instead of into every
   module (Cython >= 3.1, ``shared_utility_qualified_name``), and no debug information
   is generated (``-g0``; ``OKL_BUILD_DEBUG=1`` keeps Python's ``-g``).
+
+The sanitizer variant (issue 29): ``OKL_SANITIZE=1`` compiles and links every module
+with AddressSanitizer and UndefinedBehaviorSanitizer (``SANITIZE_FLAGS`` below), kept
+in its own cache ``build/okl-<python tag>-sanitize/`` so that the normal build is left
+as it is.  Such modules load only in an interpreter started with libasan preloaded, so
+they are never put into a git checkout (its ``okl/`` holds the normal modules, which an
+editable install imports): ``.ci/sanitize`` copies the tree to a scratch directory,
+builds there in place and runs the tests under the sanitizers.
 """
 from __future__ import annotations
 
@@ -53,6 +61,17 @@ DIRECTIVES = {
     "embedsignature": True,
 }
 MACROS = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
+SANITIZE = os.environ.get("OKL_SANITIZE", "0") not in ("", "0")
+# float-cast-overflow (not part of GCC's "undefined"): a double converted to an integer
+# that cannot hold it, e.g. a NaN or huge index or size;
+# -fno-wrapv: Python's CFLAGS carry -fwrapv, under which signed overflow is defined and
+# UBSan does not check it -- okl's index arithmetic should not overflow, so it is checked;
+# -O1 -g1: the usual level for ASan (quick to compile, accurate stacks) with line tables.
+# UBSan's checks stay recoverable: .ci/sanitize stops at the first report with
+# UBSAN_OPTIONS=halt_on_error=1, or lists them all (OKL_SANITIZE_KEEP_GOING=1).
+SANITIZE_FLAGS = ["-O1", "-g1", "-fsanitize=address,undefined,float-cast-overflow",
+                  "-fno-omit-frame-pointer", "-fno-wrapv"]
+SANITIZE_LINK = ["-fsanitize=address,undefined,float-cast-overflow"]
 
 
 def extensions() -> list[Extension]:
@@ -149,7 +168,13 @@ class OklBuildExt(build_ext):
         if os.environ.get("OKL_BUILD_FORCE", "0") not in ("", "0"):
             self.force = True
         tag = sysconfig.get_config_var("EXT_SUFFIX").strip(".").rsplit(".", 1)[0]
-        self.okl_cache = HERE / "build" / f"okl-{tag or sys.implementation.cache_tag}"
+        self.okl_cache = HERE / "build" / (f"okl-{tag or sys.implementation.cache_tag}"
+                                           + ("-sanitize" if SANITIZE else ""))
+        if SANITIZE and (HERE / ".git").exists():
+            raise SystemExit(
+                "okl: OKL_SANITIZE=1 builds modules that load only with libasan preloaded; "
+                "they are not put into a git checkout (its okl/ holds the normal modules). "
+                "Run .ci/sanitize, which builds them in a copy of the tree.")
 
     # the recipe: whatever changes the built module besides the project's own files
     def _recipe(self, ext: Extension) -> dict:
@@ -166,6 +191,8 @@ class OklBuildExt(build_ext):
             "extra_compile_args": ext.extra_compile_args, "macros": ext.define_macros,
             "include_dirs": [Path(p).name for p in ext.include_dirs],
             "directives": DIRECTIVES, "shared": SHARED,
+            # only when there are any: the normal build's recipe (and cache) stays as it was
+            **({"extra_link_args": ext.extra_link_args} if ext.extra_link_args else {}),
         }
 
     def _project_deps(self, tree, pyx: str) -> list[Path]:
@@ -219,6 +246,11 @@ class OklBuildExt(build_ext):
             # -O3 as Python's own flags; -g0: no debug information (gcc spends a good part
             # of its time on it for Cython's large C files and the wheels would be larger)
             ext.extra_compile_args = [] if is_msvc else ["-O3"] + ([] if debug else ["-g0"])
+            if SANITIZE:
+                if is_msvc:
+                    raise SystemExit("okl: OKL_SANITIZE=1 needs GCC or Clang")
+                ext.extra_compile_args = list(SANITIZE_FLAGS)
+                ext.extra_link_args = list(SANITIZE_LINK)
 
         tree = create_dependency_tree(Context.from_options(CompilationOptions(
             language_level=3)))

@@ -123,25 +123,35 @@ cdef class _CSR32Stream(Stream):
 
 
 # -- validation: one pass, no temporaries -----------------------------------------
+#
+# Every array the typed code reads in place must be aligned as well as C-contiguous:
+# a float64 array made by np.frombuffer at an odd offset is neither rejected by numpy
+# nor copied by np.ascontiguousarray, and reading a double from an address that is not
+# a multiple of 8 is undefined behaviour in C (UBSan's misaligned loads in okl_row_norms,
+# okl_dense_dots, ...; a vectorizer that peels a loop to reach an aligned address
+# never gets there).  Such inputs take the general path, which copies them.
 
 cdef inline bint _is_c_float64(object a, int ndim):
     return (isinstance(a, np.ndarray) and cnp.PyArray_NDIM(<cnp.ndarray> a) == ndim
             and cnp.PyArray_TYPE(<cnp.ndarray> a) == cnp.NPY_FLOAT64
-            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray> a))
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray> a)
+            and cnp.PyArray_ISALIGNED(<cnp.ndarray> a))
 
 
 cdef inline bint _is_c_int(object a, int typenum):
     return (isinstance(a, np.ndarray) and cnp.PyArray_NDIM(<cnp.ndarray> a) == 1
             and cnp.PyArray_TYPE(<cnp.ndarray> a) == typenum
-            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray> a))
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray> a)
+            and cnp.PyArray_ISALIGNED(<cnp.ndarray> a))
 
 
 def _first_nonfinite(cnp.ndarray a):
     """Flat index of the first NaN or infinity of a C-contiguous float64 array, or -1.
 
     The GIL is released during the scan (large inputs)."""
-    if not (cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT64 and cnp.PyArray_IS_C_CONTIGUOUS(a)):
-        raise TypeError("a C-contiguous float64 array is required")
+    if not (cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT64 and cnp.PyArray_IS_C_CONTIGUOUS(a)
+            and cnp.PyArray_ISALIGNED(a)):
+        raise TypeError("an aligned C-contiguous float64 array is required")
     cdef const double* p = <const double*> cnp.PyArray_DATA(a)
     cdef long long n = cnp.PyArray_SIZE(a), i
     if n < 65536:
@@ -217,7 +227,7 @@ def _narrow_indices(a, long long bound):
     or ``(None, k)`` with ``k`` the first stored value outside: one pass (range check
     and narrowing together), without the GIL for large arrays."""
     if not _is_c_int(a, cnp.NPY_INT64):
-        raise TypeError("a C-contiguous int64 array is required")
+        raise TypeError("an aligned C-contiguous int64 array is required")
     cdef Py_ssize_t n = cnp.PyArray_DIM(<cnp.ndarray> a, 0), i, bad = -1
     out = np.empty(n, dtype=np.int32)
     cdef const long long* src = <const long long*> cnp.PyArray_DATA(<cnp.ndarray> a)
@@ -315,8 +325,9 @@ def _stream_of(X, data=None, indices=None, indptr=None, Py_ssize_t T=0, int d=0)
 def _first_bad_label(cnp.ndarray y, bint classification):
     """Index of the first label of a C-contiguous float64 vector that is not finite
     (or, for classification, not -1 or +1), or -1."""
-    if not (cnp.PyArray_TYPE(y) == cnp.NPY_FLOAT64 and cnp.PyArray_IS_C_CONTIGUOUS(y)):
-        raise TypeError("a C-contiguous float64 array is required")
+    if not (cnp.PyArray_TYPE(y) == cnp.NPY_FLOAT64 and cnp.PyArray_IS_C_CONTIGUOUS(y)
+            and cnp.PyArray_ISALIGNED(y)):
+        raise TypeError("an aligned C-contiguous float64 array is required")
     cdef const double* p = <const double*> cnp.PyArray_DATA(y)
     cdef Py_ssize_t n = cnp.PyArray_SIZE(y), i
     cdef double v
@@ -454,7 +465,8 @@ cdef Stream _row_stream_c(object x, int d):
     if isinstance(x, np.ndarray):
         a = <cnp.ndarray> x
         ndim = cnp.PyArray_NDIM(a)
-        if cnp.PyArray_TYPE(a) != cnp.NPY_FLOAT64 or not cnp.PyArray_IS_C_CONTIGUOUS(a):
+        if (cnp.PyArray_TYPE(a) != cnp.NPY_FLOAT64 or not cnp.PyArray_IS_C_CONTIGUOUS(a)
+                or not cnp.PyArray_ISALIGNED(a)):
             return None
         if ndim == 1:
             n = <int> cnp.PyArray_DIM(a, 0)

@@ -19,14 +19,22 @@ LOSS_CODES = {"hinge": 0, "logistic": 1, "squared": 2, "absolute": 3}
 CLASSIFICATION_LOSSES = frozenset({"hinge", "logistic"})
 
 
+def _aligned(a, dtype):
+    """``a`` as a C-contiguous, aligned array of ``dtype`` (a copy only if it is not one):
+    ``np.ascontiguousarray`` keeps an array that is contiguous but not aligned (made by
+    ``np.frombuffer`` at an odd offset), which the typed code must not read in place
+    (see ``okl/_stream.pyx``)."""
+    return np.require(a, dtype=dtype, requirements=("C", "A"))
+
+
 def _dense(X, name):
-    """``X`` as a C-contiguous float64 2-D array, checked finite in one pass.
+    """``X`` as a C-contiguous, aligned float64 2-D array, checked finite in one pass.
 
     An input that already is one is returned as it is (no copy); anything else is
-    converted once (``np.ascontiguousarray``).
+    converted once.
     """
     if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float64
-            and X.flags.c_contiguous):
+            and X.flags.c_contiguous and X.flags.aligned):
         try:
             X = np.asarray(X)
         except Exception as exc:  # ragged lists and the like
@@ -35,7 +43,7 @@ def _dense(X, name):
             raise ValueError(f"{name} must be numeric, got dtype {X.dtype}")
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D (rounds x features), got shape {X.shape}")
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = _aligned(X, np.float64)
     bad = _stream._first_nonfinite(X)
     if bad >= 0:
         raise ValueError(f"{name} contains NaN or infinity (row {bad // X.shape[1]})")
@@ -45,21 +53,21 @@ def _dense(X, name):
 def _index_array(a, name, *, bound=None):
     """A C-contiguous int32 copy of an index array when it is not one already; values
     are range-checked before an int64 array is narrowed (no silent wrap-around)."""
-    if a.dtype == np.int32 and a.flags.c_contiguous:
+    if a.dtype == np.int32 and a.flags.c_contiguous and a.flags.aligned:
         return a
     if a.dtype.kind not in "iu":
         raise ValueError(f"{name} has non-integer CSR indices (dtype {a.dtype})")
     if bound is not None:
-        if not (a.dtype == np.int64 and a.flags.c_contiguous):
+        if not (a.dtype == np.int64 and a.flags.c_contiguous and a.flags.aligned):
             if a.size and a.max() > np.iinfo(np.int64).max:      # huge uint64 values
                 raise ValueError(f"{name} has a column index outside [0, {bound})")
-            a = np.ascontiguousarray(a, dtype=np.int64)
+            a = _aligned(a, np.int64)
         out, bad = _stream._narrow_indices(a, bound)
         if out is None:
             raise ValueError(f"{name} has a column index outside [0, {bound}) "
                              f"(stored value {bad})")
         return out
-    return np.ascontiguousarray(a, dtype=np.int32)
+    return _aligned(a, np.int32)
 
 
 def _csr_parts(X, name):
@@ -81,13 +89,14 @@ def _csr_parts(X, name):
     T, d = X.shape
     for attempt in range(2):
         data = X.data
-        if not (data.dtype == np.float64 and data.flags.c_contiguous and data.ndim == 1):
-            data = np.ascontiguousarray(data, dtype=np.float64)
+        if not (data.dtype == np.float64 and data.flags.c_contiguous and data.flags.aligned
+                and data.ndim == 1):
+            data = _aligned(data, np.float64)
         indices = _index_array(X.indices, name, bound=d)
         indptr = X.indptr
         if not ((indptr.dtype == np.int32 or indptr.dtype == np.int64)
-                and indptr.flags.c_contiguous):
-            indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+                and indptr.flags.c_contiguous and indptr.flags.aligned):
+            indptr = _aligned(indptr, np.int64)
         code, where = _stream._csr_scan(data, indices, indptr, T, d)
         if code == _stream.CSR_OK:
             return data, indices, indptr, T, d
@@ -182,7 +191,7 @@ def check_row(x, d: int = -1, name: str = "x"):
         except Exception as exc:
             raise ValueError(f"{name} must be a 1-D numeric array: {exc}") from None
         if x.dtype.kind in "biuf" and x.ndim == 1:
-            x = np.ascontiguousarray(x, dtype=np.float64)   # a list, ints, float32 ...
+            x = _aligned(x, np.float64)   # a list, ints, float32, an unaligned vector ...
             stream = _stream._row_stream(x, d)
             if stream is not None:
                 return stream
@@ -209,7 +218,7 @@ def check_labels(y, n: int, classification: bool, name: str = "y"):
         raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
     if y.shape[0] != n:
         raise ValueError(f"{name} has {y.shape[0]} labels for {n} rounds")
-    y = np.ascontiguousarray(y, dtype=np.float64)
+    y = _aligned(y, np.float64)
     if _stream._first_bad_label(y, False) >= 0:
         raise ValueError(f"{name} contains NaN or infinity (round {int(np.flatnonzero(~np.isfinite(y))[0])})")
     if classification and _stream._first_bad_label(y, True) >= 0:

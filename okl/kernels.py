@@ -35,6 +35,27 @@ def check_int(*args, **kwargs):
     return check(*args, **kwargs)
 
 
+def _check_typed(compute, name: str, value, what: str, nonzero: bool = True) -> None:
+    """The number the typed kernel computes from parameter ``name`` (``compute()``, the
+    expression of ``kernel_params``, described by ``what``) must be finite (and non-zero
+    if ``nonzero``): a Gaussian width whose square underflows divides by zero, a tiny one
+    gives an infinite ``gamma`` (``exp(-inf * 0)`` is NaN on the diagonal), a huge one
+    overflows or leaves ``gamma = 0``.  A ``ValueError`` naming the parameter, raised
+    when the kernel is made."""
+    try:
+        out = compute()
+        problem = (None if math.isfinite(out) and (out != 0 or not nonzero)
+                   else f"is {out!r}")
+    except ZeroDivisionError:
+        problem = "divides by zero"
+    except OverflowError:
+        problem = "overflows in its computation"
+    if problem is not None:
+        raise ValueError(f"{name}={value!r} is outside what the kernel can compute in double "
+                         f"precision: {what} {problem} (it must be finite"
+                         f"{' and non-zero' if nonzero else ''})")
+
+
 def make_kernel(name: str = "gaussian", **params) -> "Kernel":
     """An okl kernel from its name and parameters (``make_kernel("gaussian", sigma=2)``)."""
     key = str(name).lower()
@@ -88,6 +109,7 @@ class Gaussian(Kernel):
 
     def __post_init__(self):
         object.__setattr__(self, "sigma", check_real(self.sigma, "sigma", low=0, low_open=True))
+        _check_typed(lambda: self.kernel_params()[1], "sigma", self.sigma, "1 / (2 sigma^2)")
 
     def kernel_params(self):
         return ("gaussian", 1.0 / (2.0 * self.sigma ** 2), 0.0, 0)
@@ -109,6 +131,7 @@ class Laplacian(Kernel):
 
     def __post_init__(self):
         object.__setattr__(self, "sigma", check_real(self.sigma, "sigma", low=0, low_open=True))
+        _check_typed(lambda: self.kernel_params()[1], "sigma", self.sigma, "1 / sigma")
 
     def kernel_params(self):
         return ("laplacian", 1.0 / self.sigma, 0.0, 0)
@@ -127,9 +150,14 @@ class Polynomial(Kernel):
     coef0: float = 1.0
 
     def __post_init__(self):
-        object.__setattr__(self, "degree", check_int(self.degree, "degree", low=1))
+        # degree: a C int in the typed kernel
+        object.__setattr__(self, "degree", check_int(self.degree, "degree", low=1,
+                                                     high=2**31 - 1))
         object.__setattr__(self, "gamma", check_real(self.gamma, "gamma", low=0, low_open=True))
         object.__setattr__(self, "coef0", check_real(self.coef0, "coef0", low=0))
+        if self.coef0 > 0:      # k(0, 0) = coef0^degree, whatever the data
+            _check_typed(lambda: self.coef0 ** self.degree, "coef0", self.coef0,
+                         f"k(0, 0) = coef0^degree (degree={self.degree})", nonzero=False)
 
     def kernel_params(self):
         return ("polynomial", self.gamma, self.coef0, self.degree)

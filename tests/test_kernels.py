@@ -57,6 +57,59 @@ def test_bad_kernel_parameters(make):
         make()
 
 
+# Issue 29: a parameter the typed kernel cannot compute with in double precision is a
+# ValueError naming it, when the kernel is made (okl.Perceptron(kernel=okl.Gaussian(1e-300))
+# .run(X, y) raised ZeroDivisionError; smaller widths gave gamma = inf, whose exp(-inf * 0)
+# is NaN on the diagonal; larger ones raised OverflowError; a degree beyond a C int raised
+# OverflowError in the first run).
+@pytest.mark.parametrize("make,name", [
+    (lambda: okl.Gaussian(sigma=1e-300), "sigma"),      # sigma^2 underflows: 1 / 0
+    (lambda: okl.Gaussian(sigma=5e-324), "sigma"),
+    (lambda: okl.Gaussian(sigma=1e-160), "sigma"),      # 1 / (2 sigma^2) = inf
+    (lambda: okl.Gaussian(sigma=1e154), "sigma"),       # 1 / (2 sigma^2) = 0
+    (lambda: okl.Gaussian(sigma=1e200), "sigma"),       # sigma^2 overflows
+    (lambda: okl.Laplacian(sigma=5e-324), "sigma"),     # 1 / sigma = inf
+    (lambda: okl.Laplacian(sigma=1e-309), "sigma"),
+    (lambda: okl.Polynomial(degree=2**31), "degree"),   # the typed kernel's int
+    (lambda: okl.Polynomial(degree=2**40, coef0=0.5), "degree"),
+    (lambda: okl.Polynomial(coef0=1e300), "coef0"),     # k(0, 0) = coef0^2 = inf
+    (lambda: okl.Polynomial(coef0=2.0, degree=1024), "coef0"),
+    (lambda: okl.Polynomial(gamma=float("inf")), "gamma"),
+    (lambda: okl.Polynomial(coef0=float("inf")), "coef0"),
+    (lambda: okl.kernels.make_kernel("gaussian", sigma=1e-300), "sigma"),
+])
+def test_kernel_parameters_outside_double_precision(make, name):
+    with pytest.raises(ValueError, match=f"^{name}"):
+        make()
+
+
+def test_the_issue_29_run_is_refused_when_the_kernel_is_made():
+    X, y = np.random.default_rng(0).normal(size=(20, 3)), np.ones(20)
+    with pytest.raises(ValueError, match="sigma=1e-300"):
+        okl.Perceptron(kernel=okl.Gaussian(1e-300)).run(X, y)
+
+
+@pytest.mark.parametrize("kernel", [
+    okl.Gaussian(1e-150), okl.Gaussian(1e150), okl.Laplacian(1e-300), okl.Laplacian(1e300),
+    okl.Polynomial(degree=3, coef0=1e-300), okl.Polynomial(degree=2, coef0=1e150),
+], ids=repr)
+def test_kernel_parameters_at_the_edges_are_accepted_and_finite(kernel):
+    """Just inside the range the typed kernel's values are finite, on distinct and on
+    identical points (small data: the polynomial's values stay finite)."""
+    X = np.random.default_rng(2).normal(size=(6, 3)) * 1e-3
+    X[5] = X[0]
+    K = kernel(X)
+    assert np.isfinite(K).all()
+    if not isinstance(kernel, okl.Polynomial):
+        np.testing.assert_array_equal(np.diag(K), 1.0)
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, 1.0])
+    assert np.isfinite(okl.Perceptron(kernel=kernel).run(X, y).scores).all()
+
+
+def test_the_largest_degree_is_accepted():
+    assert okl.Polynomial(degree=2**31 - 1, coef0=0.5).kernel_params()[3] == 2**31 - 1
+
+
 def test_kernel_specs_are_values():
     assert okl.Gaussian(2.0) == okl.Gaussian(2.0)
     assert hash(okl.Gaussian(2.0)) == hash(okl.Gaussian(2.0))

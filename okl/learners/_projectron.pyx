@@ -161,8 +161,10 @@ cdef class ProjectronCore(Learner):
             self.gram.remove(self.gram.n - 1)     # keep the two in lockstep
             self.error = 1
             return
-        # column n of U = row n of L: [c, sqrt(res)]
-        memcpy(self.U + <Py_ssize_t> n * self.u_cap, self.beta, n * sizeof(double))
+        # column n of U = row n of L: [c, sqrt(res)] (no c for the first vector: beta is
+        # still NULL then, and memcpy from NULL is undefined even for 0 bytes)
+        if n > 0:
+            memcpy(self.U + <Py_ssize_t> n * self.u_cap, self.beta, n * sizeof(double))
         self.U[n + <Py_ssize_t> n * self.u_cap] = self.gram.M[n + <Py_ssize_t> n * self.gram.capacity]
         self.n_added += 1
 
