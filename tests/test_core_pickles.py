@@ -161,7 +161,12 @@ def test_core_objects_pickle_to_the_same_bytes():
 
 @pytest.mark.parametrize("entry", LEARNERS, ids=[e["repr"][:40] for e in LEARNERS])
 def test_pickles_name_the_same_okl_globals(entry):
-    assert okl_globals(pickle.dumps(_fresh(entry), protocol=4)) == okl_globals(entry["blob"])
+    # a module renamed since the fixture was written (okl.learners.MOVED: budget ->
+    # fixed_budget) is named by its new name; the old name still loads
+    # (tests/test_renamed_modules.py)
+    renamed = [(okl.learners.MOVED.get(module, module), name)
+               for module, name in okl_globals(entry["blob"])]
+    assert okl_globals(pickle.dumps(_fresh(entry), protocol=4)) == renamed
 
 
 def test_core_objects_name_okl_core():

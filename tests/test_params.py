@@ -231,7 +231,7 @@ def test_experiments_are_found_without_a_list():
     assert all(e.paper in PAPERS for e in found.values())
     assert {n for n, e in found.items() if e.own_learners} == {
         "pomdr-table2", "ahpatron-table2", "selection-memory", "selection-time",
-        "awv-adversarial"}
+        "awv-adversarial", "bsgd-table3"}
 
 
 def test_learners_of_a_table_by_registered_name():

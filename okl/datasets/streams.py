@@ -26,7 +26,9 @@ def stream(spec: str = "xor", *, download: bool = False, rounds: int = 20_000,
     ``seed``).  ``labels``: ``None`` maps a file's two labels to -1/+1 (a binary
     learner's), ``"keep"`` keeps them (a multiclass learner's classes, a regressor's
     targets: ``okl.streaming.label_reading`` says which a learner needs)."""
-    from okl.datasets import drifting_mixture, load_libsvm, xor_stream
+    from okl.datasets.drifting import drifting_mixture
+    from okl.datasets.files import load_libsvm
+    from okl.datasets.synthetic import xor_stream
 
     if spec in SYNTHETIC:
         if spec == "xor":
