@@ -11,6 +11,12 @@ Sources (the derivations and every convention are in ``/work/notes/multiclass_al
   binary analysis, which the multiclass section carries over with the update vector
   :math:`\Phi(x_t, y_t) - \Phi(x_t, s_t)` in place of :math:`y_t x_t`; one prototype per
   class makes :math:`\|\Phi(x, y) - \Phi(x, s)\|^2 = 2k(x, x)`.
+* **[KSW04]** J. Kivinen, A. J. Smola & R. C. Williamson, *Online learning with kernels*,
+  IEEE TSP 52(8) (2004) and **[Z03]** M. Zinkevich, *Online convex programming and
+  generalized infinitesimal gradient ascent*, ICML 2003, Theorem 1: online gradient descent
+  at a constant step, carried to the multiclass hinge loss through Kesler's construction
+  (:func:`multiclass_ogd_regret_bound`; LIBOKL's multiclass OGD, BOGD's, NOGD's and FOGD's
+  update).
 * **[OKC09]** F. Orabona, J. Keshet & B. Caputo, *Bounded kernel-based online learning*,
   JMLR 10 (2009) 2643-2666 (ICML 2008: *The Projectron*): the Projectron and Projectron++
   mistake bounds and the bounded support set, with the multiclass extension (update vector
@@ -63,6 +69,8 @@ __all__ = [
     "multiclass_comparator",
     "multiclass_hinge",
     "multiclass_margins",
+    "multiclass_ogd_path",
+    "multiclass_ogd_regret_bound",
     "pa1_mistake_bound",
     "pa2_loss_bound",
     "pa_loss_bound",
@@ -464,6 +472,88 @@ def pa_multiclass_bound(variant, kappa_max, U_norm, *, loss_sum=None, sq_loss_su
             raise ValueError("pa2 needs sq_loss_sum and C")
         return pa2_loss_bound(kappa_max, U_norm, sq_loss_sum, C), "sum_sq_loss"
     raise ValueError(f"variant must be 'pa', 'pa1' or 'pa2', got {variant!r}")
+
+
+# -- Online gradient descent on the multiclass hinge loss (Kesler) ---------------------------------
+
+def multiclass_ogd_regret_bound(dist2, eta, sum_grad2):
+    r"""Regret of online gradient descent at a constant step on the multiclass hinge loss:
+    for every comparator :math:`U`,
+
+    .. math::
+
+        \sum_{t \le 	au} ig(c_t(F_t) - c_t(U)ig) \le rac{\|F_1 - U\|^2}{2\eta}
+        + rac{\eta}{2}\sum_{t \le 	au}\|g_t\|^2 \qquad (	ext{every prefix } 	au),
+
+    ``dist2`` :math:`= \|F_1 - U\|^2` (:math:`\|U\|^2` from :math:`F_1 = 0`) and
+    ``sum_grad2`` :math:`= \sum_t \|g_t\|^2` of the subgradients the learner stepped along
+    (:func:`multiclass_ogd_path`).  This is [Z03] Theorem 1 without the projection (and
+    [KSW04]'s NORMA analysis with :math:`c_t = \ell_t + 	frac\lambda2\|F\|^2`):
+    :math:`\|F_{t+1} - U\|^2 = \|F_t - U\|^2 - 2\eta\langle g_t, F_t - Uangle +
+    \eta^2\|g_t\|^2` and convexity :math:`c_t(F_t) - c_t(U) \le \langle g_t, F_t - U
+    angle`; sum and drop :math:`\|F_{	au+1} - U\|^2 \ge 0`.
+
+    Why it carries over to the multiclass learners (Kesler's construction).  With one
+    function per class, :math:`F = (f_r)_r \in \mathcal H^K` and the Kesler vector
+    :math:`v_t = \phi(x_t) \otimes (e_{y_t} - e_{s_t})`, :math:`\langle F, v_tangle =
+    f_{y_t}(x_t) - f_{s_t}(x_t)` and :math:`\|v_t\|^2 = 2k(x_t, x_t)`.  When
+    :math:`s_t` is a best wrong class, :math:`\ell_t(F) = \max(0, 1 - \min_{r 
+e y_t}
+    (f_{y_t} - f_r)(x_t))` is convex in :math:`F` with subgradient :math:`-v_t` where
+    :math:`\ell_t(F_t) > 0` (and 0 where it is 0): the max-score step ":math:`+\eta` on
+    :math:`y_t`, :math:`-\eta` on :math:`s_t` when :math:`\ell_t > 0`" of LIBOKL's
+    ``ogd.m`` (and of ``BOGD.m``, ``NyGD.m``, ``FouGD.m`` in their feature spaces, where
+    :math:`\phi = z` and :math:`\|v_t\|^2 = 2\|z(x_t)\|^2`) is exactly
+    :math:`F_{t+1} = F_t - \eta g_t`.  The bound holds on every run, for every :math:`U`,
+    deterministically.
+    """
+    d2 = _nonnegative(dist2, "dist2")
+    eta = _positive(eta, "eta")
+    g2 = _nonnegative(sum_grad2, "sum_grad2")
+    return d2 / (2.0 * eta) + 0.5 * eta * g2
+
+
+def multiclass_ogd_path(sq_norms, margins, update, eta, lam=0.0):
+    r"""The squared norms :math:`N_t = \|F_t\|^2` and :math:`\|g_t\|^2` along a run of
+    multiclass kernel OGD (:math:`F_1 = 0`): every round
+    :math:`F_{t+1} = (1 - \eta\lambda)F_t + \eta v_t[	ext{update}_t]`, i.e. gradient
+    descent on :math:`c_t(F) = \ell_t(F) + 	frac\lambda2\|F\|^2` with
+    :math:`g_t = \lambda F_t - v_t[	ext{update}_t]`.
+
+    ``sq_norms`` :math:`= \|v_t\|^2` (:math:`2k(x_t, x_t)`), ``margins``
+    :math:`m_t = \langle F_t, v_tangle = f_{y_t}(x_t) - f_{s_t}(x_t)` (before the update),
+    ``update`` the rounds with :math:`\ell_t > 0`.  Exact recursions:
+
+    .. math::
+
+        \|g_t\|^2 = \lambda^2 N_t - 2\lambda m_t u_t + \|v_t\|^2 u_t,\qquad
+        N_{t+1} = (1 - \eta\lambda)^2 N_t + 2\eta(1 - \eta\lambda) m_t u_t +
+        \eta^2\|v_t\|^2 u_t
+
+    (:math:`u_t \in \{0, 1\}` the update indicator).  With :math:`\lambda = 0`:
+    :math:`\|g_t\|^2 = \|v_t\|^2 u_t`.  Returns ``(N, grad2)``, two arrays of length T.
+    """
+    q = np.asarray(sq_norms, dtype=float)
+    m = np.asarray(margins, dtype=float)
+    u = np.asarray(update, dtype=bool)
+    if not (q.shape == m.shape == u.shape and q.ndim == 1):
+        raise ValueError("sq_norms, margins and update must be 1-d arrays of one length")
+    eta = _positive(eta, "eta")
+    lam = _nonnegative(lam, "lam")
+    a = 1.0 - eta * lam
+    N = np.zeros(q.size)
+    g2 = np.zeros(q.size)
+    n = 0.0
+    for t in range(q.size):
+        N[t] = n
+        if u[t]:
+            g2[t] = lam * lam * n - 2.0 * lam * m[t] + q[t]
+            n = a * a * n + 2.0 * eta * a * m[t] + eta * eta * q[t]
+        else:
+            g2[t] = lam * lam * n
+            n = a * a * n
+        n = max(n, 0.0)
+    return N, np.maximum(g2, 0.0)
 
 
 # -- Projectron, Projectron++ (2009) --------------------------------------------------------------

@@ -112,6 +112,7 @@ class _InArrivalOrder(_MulticlassBudgeted):
 
 @register_learner(
     paper="multiclass", task="multiclass", role="baseline",
+    bounds="okl.experiments.bounds.multiclass:ogd",
     examples=[dict(kernel=Gaussian(1.0)), dict(kernel=Gaussian(1.0), eta=0.2, lam=0.01)])
 class MulticlassOGD(_MulticlassKernel, MulticlassOGDCore):
     __doc__ = r"""Multiclass kernel online gradient descent, LIBOKL's ``ogd.m`` (the OGD of
@@ -164,6 +165,7 @@ class MulticlassOGD(_MulticlassKernel, MulticlassOGDCore):
 
 @register_learner(
     paper="multiclass", task="multiclass", role="baseline",
+    bounds="okl.experiments.bounds.multiclass:rbp",
     examples=[dict(kernel=Gaussian(1.0), B=50, seed=3)])
 class MulticlassRBP(_InArrivalOrder, MulticlassRBPCore):
     __doc__ = r"""Multiclass Random Budget Perceptron, LIBOKL's ``RBP.m`` (binary algorithm:
@@ -212,6 +214,7 @@ class MulticlassRBP(_InArrivalOrder, MulticlassRBPCore):
 
 @register_learner(
     paper="multiclass", task="multiclass", role="baseline",
+    bounds="okl.experiments.bounds.multiclass:forgetron",
     examples=[dict(kernel=Gaussian(1.0), B=20), dict(kernel=Gaussian(1.0), B=20, root="paper")])
 class MulticlassForgetron(_InArrivalOrder, MulticlassForgetronCore):
     __doc__ = r"""Multiclass self-tuned Forgetron, LIBOKL's ``forgetron.m`` (binary algorithm:
@@ -277,6 +280,7 @@ class MulticlassForgetron(_InArrivalOrder, MulticlassForgetronCore):
 
 @register_learner(
     paper="multiclass", task="multiclass", role="baseline",
+    bounds="okl.experiments.bounds.multiclass:bpas",
     examples=[dict(kernel=Gaussian(1.0), B=20), dict(kernel=Gaussian(1.0), B=10, C=0.1)],
     aliases=("MulticlassBPA-S",))
 class MulticlassBPAs(_MulticlassBudgeted, MulticlassBPAsCore):
@@ -340,6 +344,7 @@ class MulticlassBPAs(_MulticlassBudgeted, MulticlassBPAsCore):
 
 @register_learner(
     paper="multiclass", task="multiclass", role="baseline",
+    bounds="okl.experiments.bounds.multiclass:bogd",
     examples=[dict(kernel=Gaussian(1.0), B=20, lam=0.01),
               dict(kernel=Gaussian(1.0), B=30, eta=0.3, lam=0.01, gamma=1.5,
                    removal="uniform", clip="symmetric", seed=5)])
@@ -439,6 +444,7 @@ class _GaussianKernel(KernelParam):
 
 @register_learner(
     paper="multiclass", task="multiclass", role="method",
+    bounds="okl.experiments.bounds.multiclass:fogd",
     examples=[dict(kernel=Gaussian(1.0), D=30, eta=0.05, seed=1),
               dict(kernel=Gaussian(1.0), D=20, eta=0.5, scale="paper", seed=2)])
 class MulticlassFOGD(_WeightVectorModel, MulticlassFOGDCore):
@@ -526,6 +532,7 @@ class MulticlassFOGD(_WeightVectorModel, MulticlassFOGDCore):
 
 @register_learner(
     paper="multiclass", task="multiclass", role="method",
+    bounds="okl.experiments.bounds.multiclass:nogd",
     examples=[dict(kernel=Gaussian(1.0), B=20, eta=0.3),
               dict(kernel=Gaussian(1.0), B=15, k=15, eta=0.2)])
 class MulticlassNOGD(_NystromMapView, _MulticlassBudgeted, MulticlassNOGDCore):
