@@ -373,3 +373,192 @@ def test_okl_bounds_command_on_a_multiclass_file(tmp_path, capsys):
     rep = json.loads((tmp_path / "r.json").read_text())
     assert rep["run"]["classes"] == [1, 2, 3]
     assert all(r["holds"] for r in rep["rows"] if r["bound"] is not None)
+
+
+# -- LIBOKL's budgeted multiclass set (okl/learners/multiclass_budget.py) ------------------------
+
+from okl.learners.multiclass_budget import (MulticlassBOGD, MulticlassBPAs,  # noqa: E402
+                                            MulticlassFOGD, MulticlassForgetron,
+                                            MulticlassNOGD, MulticlassOGD, MulticlassRBP)
+
+
+def test_ogd_regret_bound_closed_form():
+    assert mc.multiclass_ogd_regret_bound(4.0, 0.5, 10.0) == pytest.approx(4 / 1 + 0.25 * 10)
+    for d2, eta, g2 in ((0.0, 1.0, 3.0), (2.5, 0.01, 7.0), (9.0, 3.0, 0.0)):
+        assert mc.multiclass_ogd_regret_bound(d2, eta, g2) == pytest.approx(
+            d2 / (2 * eta) + eta * g2 / 2, rel=1e-15)
+    with pytest.raises(ValueError):
+        mc.multiclass_ogd_regret_bound(1.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.05])
+def test_ogd_path_against_explicit_kesler_vectors(lam):
+    """Linear kernel, F a K x d matrix run explicitly: ||F_t||^2 and ||lam F_t - v_t||^2
+    (v_t = x_t (e_y - e_s)) equal multiclass_ogd_path's recursions."""
+    rng = np.random.default_rng(4)
+    T, d, K, eta = 60, 3, 4, 0.3
+    X, y = rng.normal(size=(T, d)), rng.integers(K, size=T)
+    F = np.zeros((K, d))
+    N, G2, m, q, upd = [], [], [], [], []
+    for t in range(T):
+        f = F @ X[t]
+        g = f.copy()
+        g[y[t]] = -np.inf
+        s = int(np.argmax(g))
+        v = np.zeros((K, d))
+        v[y[t]] += X[t]
+        v[s] -= X[t]
+        u = 1.0 - (f[y[t]] - f[s]) > 0
+        N.append(np.sum(F * F))
+        G2.append(np.sum((lam * F - (v if u else 0.0)) ** 2))
+        m.append(f[y[t]] - f[s])
+        q.append(np.sum(v * v))
+        assert q[-1] == pytest.approx(2 * X[t] @ X[t])
+        upd.append(u)
+        F = (1 - eta * lam) * F + (eta * v if u else 0.0)
+    Nt, g2 = mc.multiclass_ogd_path(np.array(q), np.array(m), np.array(upd), eta, lam)
+    np.testing.assert_allclose(Nt, N, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(g2, G2, rtol=1e-10, atol=1e-12)
+
+
+def _regret_row(rep, part):
+    (r,) = [r for r in rep.rows if part in r["source"] and r["quantity"].startswith("regret")]
+    return r
+
+
+@pytest.mark.parametrize("eta,lam", [(0.5, 0.0), (0.2, 0.01)])
+def test_ogd_regret_row(blobs, eta, lam):
+    rep = blobs.report(MulticlassOGD(blobs.kernel, eta=eta, lam=lam))
+    r = _regret_row(rep, "Kesler")
+    check(r, 0.1 if lam == 0.0 else 0.02)
+    tr, ins = rep.trace, r["inputs"]
+    c = blobs.comparator(ins["C"])
+    g = mcb.scaled(c, ins["alpha"]) if ins["alpha"] != 1.0 else c
+    assert ins["U_norm"] == pytest.approx(g.norm, rel=1e-6)
+    upd = tr.losses > 0
+    if lam == 0.0:                     # k(x, x) = 1: sum ||g_t||^2 = 2 x updates
+        assert ins["sum_grad2"] == pytest.approx(2.0 * upd.sum())
+        assert r["bound"] == pytest.approx(g.norm ** 2 / (2 * eta) + eta * upd.sum(), rel=1e-6)
+        assert r["measured"] == pytest.approx(tr.losses.sum() - g.hinge.sum(), rel=1e-6)
+    else:                              # ||F_t||^2 from the learner's own coefficients
+        L = MulticlassOGD(blobs.kernel, eta=eta, lam=lam, classes=[0, 1, 2])
+        sq = []
+        for t in range(blobs.T):
+            if t:
+                A, S = np.asarray(L.coefficients), np.asarray(L.support_vectors)
+                sq.append(float(np.trace(A.T @ blobs.oracle_kernel(S, S) @ A)))
+            else:
+                sq.append(0.0)
+            L.learn_one(blobs.X[t], blobs.y[t])
+        want = tr.losses.sum() + lam / 2 * sum(sq) - ins["comparator_loss"]
+        assert r["measured"] == pytest.approx(want, rel=1e-6)
+        assert ins["comparator_loss"] == pytest.approx(
+            g.hinge.sum() + lam / 2 * blobs.T * g.norm ** 2, rel=1e-6)
+    assert rep.all_hold
+
+
+def test_bogd_prefix_and_budget(blobs):
+    B = 10
+    rep = blobs.report(MulticlassBOGD(blobs.kernel, B=B, lam=0.01))
+    r = _regret_row(rep, "BOGD before its first removal")
+    tr = rep.trace
+    upd = tr.losses > 0
+    t0 = int(np.flatnonzero(upd)[B])          # the (B+1)-th update: the first removal
+    assert r["inputs"]["rounds"] == t0 + 1 and tr.extras["removals"] > 0
+    check(r, 0.1)
+    (b,) = rows_of(rep, "budget maintenance")
+    assert b["measured"] == B and b["holds"]
+    (z,) = rows_of(rep, "Zhao, Wang")
+    assert z["bound"] is None and "oldest" in z["note"]
+    rep = blobs.report(MulticlassBOGD(blobs.kernel, B=B, lam=0.01, removal="uniform", seed=1))
+    (z,) = rows_of(rep, "Zhao, Wang")
+    assert z["bound"] is None and z["kind"] == rp.EXPECTATION and "expectation" in z["note"]
+    assert rep.all_hold
+
+
+@pytest.mark.parametrize("cls", [MulticlassRBP, MulticlassForgetron])
+def test_perceptron_prefix_of_rbp_and_forgetron(blobs, cls):
+    B = 4
+    rep = blobs.report(cls(blobs.kernel, B=B) if cls is MulticlassForgetron
+                       else cls(blobs.kernel, B=B, seed=0))
+    tr = rep.trace
+    (r,) = rows_of(rep, "before its first removal")
+    t0 = int(np.flatnonzero(tr.mistakes)[B])  # the (B+1)-th mistake removes
+    assert r["inputs"]["rounds"] == t0 + 1 and r["measured"] == B + 1
+    c = blobs.comparator(r["inputs"]["C"])
+    upd = np.zeros(blobs.T, bool)
+    upd[:t0 + 1] = tr.mistakes[:t0 + 1]
+    L, R2 = float(c.hinge[upd].sum()), 2.0 * 1.0
+    closed = ((c.norm * math.sqrt(R2) + math.sqrt(R2 * c.norm ** 2 + 4 * L)) / 2) ** 2
+    assert r["inputs"]["L"] == pytest.approx(L, rel=1e-6)
+    assert r["bound"] == pytest.approx(closed, rel=1e-6)
+    assert r["holds"]
+    (w,) = [r for r in rep.rows if r["quantity"] == "mistakes (whole run)"]
+    assert w["bound"] is None
+    assert ("expectation" in w["note"]) if cls is MulticlassRBP else ("B >= 83" in w["note"])
+    assert rep.all_hold
+
+
+def test_bpas_prefix(blobs):
+    B, C = 10, 0.5
+    rep = blobs.report(MulticlassBPAs(blobs.kernel, B=B, C=C))
+    tr = rep.trace
+    (r,) = rows_of(rep, "Theorem 4 (BPA-S")
+    t0 = int(np.flatnonzero(tr.losses > 0)[B])
+    assert r["inputs"]["rounds"] == t0 + 1
+    m = tr.scores
+    assert r["measured"] == int(np.sum((tr.losses > 0)[:t0 + 1] & (m[:t0 + 1] <= 0)))
+    c = blobs.comparator(r["inputs"]["C"])
+    L = float(c.hinge[:t0 + 1].sum())
+    assert r["bound"] == pytest.approx(max(2.0, 1 / C) * (c.norm ** 2 + 2 * C * L), rel=1e-6)
+    check(r, 0.01)
+    assert rep.all_hold
+
+
+@pytest.mark.parametrize("scale,D,eta", [("toolbox", 30, 0.005), ("paper", 20, 0.5)])
+def test_fogd_feature_regret(blobs, scale, D, eta):
+    L = MulticlassFOGD(blobs.kernel, D=D, eta=eta, scale=scale, seed=1)
+    rep = blobs.report(L)
+    r = _regret_row(rep, "FOGD")
+    tr, ins = rep.trace, r["inputs"]
+    n_upd = int(np.sum(tr.losses > 0))
+    assert ins["sum_grad2"] == pytest.approx(2.0 * (D if scale == "toolbox" else 1.0) * n_upd)
+    assert r["bound"] == pytest.approx(ins["dist2"] / (2 * eta) + eta / 2 * ins["sum_grad2"])
+    assert r["measured"] == pytest.approx(tr.losses.sum() - ins["comparator_loss"])
+    check(r, 0.05)
+    assert rep.all_hold
+
+
+def test_nogd_two_stages(blobs):
+    rep = blobs.report(MulticlassNOGD(blobs.kernel, B=15, eta=0.3))
+    tr = rep.trace
+    sw = int(tr.extras["switch_round"])
+    r1 = _regret_row(rep, "NOGD's stage 1")
+    r2 = _regret_row(rep, "NOGD's stage 2")
+    assert r1["inputs"]["rounds"] == sw and r2["inputs"]["rounds"] == blobs.T - sw
+    assert r1["inputs"]["sum_grad2"] == pytest.approx(2.0 * np.sum(tr.losses[:sw] > 0))
+    check(r1, 0.05)
+    assert r2["bound"] is not None and r2["holds"]
+    assert rep.all_hold
+
+
+def test_a_too_small_bound_is_reported_as_failing(blobs):
+    """The check can fail: the OGD row's measured regret against the bound at a step 100
+    times too large on the gradient term's side and without the ||U||^2 term."""
+    rep = blobs.report(MulticlassOGD(blobs.kernel))
+    r = _regret_row(rep, "Kesler")
+    assert r["measured"] > 0
+    small = mc.multiclass_ogd_regret_bound(0.0, 1e-3, r["inputs"]["sum_grad2"])
+    bad = rp.row(r["quantity"], r["measured"], small, r["source"])
+    assert bad["holds"] is False and bad["ratio"] > 1
+    rep.rows.append(bad)
+    assert not rep.all_hold
+
+
+def test_budgeted_handlers_are_declared():
+    for learner, fn in ((MulticlassOGD(), mcb.ogd), (MulticlassRBP(), mcb.rbp),
+                        (MulticlassForgetron(), mcb.forgetron), (MulticlassBPAs(), mcb.bpas),
+                        (MulticlassBOGD(), mcb.bogd), (MulticlassFOGD(), mcb.fogd),
+                        (MulticlassNOGD(), mcb.nogd)):
+        handler, name = handler_for(learner)
+        assert handler is fn and name == type(learner).__name__
