@@ -6,6 +6,8 @@ folder), the table's rows and columns, the paper's figures beside okl's with the
 agreement of the runner, the splits of each kind, a learner of your own's starred row, and
 the synthetic streams Gauss and Checkerboard.
 """
+import csv
+import json
 import math
 
 import numpy as np
@@ -108,6 +110,94 @@ def test_quick_run_rows_and_columns(no_files, tmp_path):
     text = (out / "bsgd_table3.txt").read_text()
     assert "STAND-IN" in text and "lambda = " in text and "not implemented" in text
     assert (out / "bsgd_table3.csv").exists() and (out / "agreement.csv").exists()
+    _check_marks(s, out, text)
+
+
+#: the CSV's columns before the marks (as earlier outputs had them)
+_OLD_CSV = ("dataset,source,n_rounds,learner,in_paper,status,metric,okl,okl_std,paper,"
+            "paper_std,difference,spreads,tolerance,agrees,params,selection,data,budget,"
+            "seconds,E,selected").split(",")
+
+
+def _check_marks(s, out, text):
+    """okl's marks are the one-sided paired t-test (scipy, here) of each budgeted row of the
+    paper against the best mean at its B, on the runs of the quick run; the paper's are
+    PAPER_MARKS; both printed, and in the CSV after the earlier columns."""
+    from scipy import stats
+
+    with open(out / "bsgd_table3_runs.csv", newline="") as fh:
+        runs = list(csv.DictReader(fh))
+    tested = 0
+    for ds in ("Gauss", "Satimage"):
+        rows = {r["learner"]: r for r in s["rows"] if r["dataset"] == ds}
+        for B in xb.BUDGETS:
+            marked = {n: r for n, r in rows.items() if r.get("okl_mark") is not None
+                      and n.endswith(f" B={B}")}
+            assert set(marked) == {n for n, r in rows.items() if r["status"] == "ok"
+                                   and n.partition(" B=")[0] in xb.BUDGETED
+                                   and n.endswith(f" B={B}")}
+            acc = {n: {int(u["run"]): float(u["accuracy"]) for u in runs
+                       if u["dataset"] == ds and u["learner"] == n
+                       and json.loads(u["params"]) == r["selected"]}
+                   for n, r in marked.items()}
+            assert all(len(a) == xb.QUICK_RUNS for a in acc.values())
+            means = {n: np.mean(list(a.values())) for n, a in acc.items()}
+            best = [n for n, r in marked.items() if r["okl_mark"] == "best"]
+            assert len(best) == 1 and means[best[0]] == max(means.values())
+            top = acc[best[0]]
+            for n, r in marked.items():
+                if n == best[0]:
+                    continue
+                x = np.array([top[k] for k in sorted(top)])
+                y = np.array([acc[n][k] for k in sorted(top)])
+                if np.ptp(x - y) == 0:           # no spread: the sign decides (compare)
+                    expect = "not worse" if np.all(x == y) else ""
+                    assert r["okl_mark"] == expect, (ds, n)
+                    continue
+                p = stats.ttest_rel(x, y, alternative="greater").pvalue
+                assert r["okl_p_value"] == pytest.approx(p, rel=1e-9), (ds, n)
+                assert r["okl_mark"] == ("not worse" if p > 0.05 else ""), (ds, n, p)
+                tested += 1
+        # the paper's marks beside, on its budgeted rows (not-implemented ones too)
+        for n, r in rows.items():
+            paper = xb.PAPER_TABLE3.get(n, {}).get(ds)
+            if n.partition(" B=")[0] in xb.BUDGETED and paper is not None:
+                assert r["paper_mark"] == xb.PAPER_MARKS.get((n, ds), "")
+            else:
+                assert r["paper_mark"] is None and r["okl_mark"] is None
+    assert tested >= 5
+    rows = {(r["dataset"], r["learner"]): r for r in s["rows"]}
+    assert rows[("Gauss", "TVM B=100")]["paper_mark"] == "best"
+    assert rows[("Gauss", "BPA B=500")]["paper_mark"] == "best"
+    assert rows[("Gauss", "BPegasos+merge B=100")]["paper_mark"] == "not worse"
+    assert rows[("Satimage", "BMP+merge B=100")]["paper_mark"] == "best"
+    assert rows[("Satimage", "BPegasos+remove B=100")]["paper_mark"] == ""
+    # printed: okl's and the paper's symbols in their columns, the legend under the table
+    symbol = {"best": "*", "not worse": "~", "": " ", None: " "}
+    lines = text.splitlines()
+    shown = 0
+    for ds in ("Gauss", "Satimage"):
+        start = next(i for i, line in enumerate(lines) if line.startswith(f"{ds} (Table 3"))
+        head = lines[start + 2]
+        at_okl = head.index("okl sig") + len("okl sig") - 1
+        at_paper = head.index("paper sig") + len("paper sig") - 1
+        for line in lines[start + 3:]:
+            if not line.startswith("  ") or line.startswith("  note"):
+                break
+            name = line[2:head.index("okl accuracy")].strip()
+            r = rows[(ds, name.rstrip("*"))]
+            cell = line.ljust(at_paper + 1)
+            assert cell[at_okl] == symbol[r.get("okl_mark")], (ds, name)
+            assert cell[at_paper] == symbol[r.get("paper_mark")], (ds, name)
+            shown += cell[at_okl] != " "
+    assert shown > 10
+    assert "okl sig / paper sig: among the paper's budgeted rows" in text
+    assert "~ = not significantly worse than the best" in text
+    # in the CSV after the earlier columns
+    with open(out / "bsgd_table3.csv", newline="") as fh:
+        header = next(csv.reader(fh))
+    assert header[:len(_OLD_CSV)] == _OLD_CSV
+    assert header[-3:] == ["okl_mark", "okl_p_value", "paper_mark"]
 
 
 def test_agreement_on_real_data_rows():

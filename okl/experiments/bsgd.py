@@ -50,6 +50,13 @@ Protocol (the paper's Section 7.1, and where it is silent what is said here)
 * **Not in okl**: LIBSVM, IDSVM (offline), TVM, MP+stop, MP+random: rows "not
   implemented" with the paper's figures.  okl's further rows (starred, not in the
   paper): BNorma and BMP with removal and projection, and AMM (online, its own lambda).
+* **Significance marks** (columns ``okl sig`` and ``paper sig``; ``okl_mark``,
+  ``okl_p_value`` and ``paper_mark`` in the CSV and JSON): as the paper marks its
+  tables, among the budgeted rows, per dataset and budget, ``*`` the best mean and ``~``
+  those not significantly worse (one-sided t-test, p > :data:`MARK_ALPHA`).  The paper's
+  are :data:`PAPER_MARKS` (its bold and bold italic); okl's, over the paper's budgeted
+  rows that okl runs, are :func:`okl_marks`: :func:`okl.experiments.compare.compare`'s
+  paired test over the runs (each run the same permutation and split for all learners).
 """
 from __future__ import annotations
 
@@ -62,9 +69,9 @@ from okl.experiments import register
 from okl.experiments import runner as rn
 from okl.kernels import Gaussian
 
-__all__ = ["PAPER_TABLE3", "PAPER_MARKS", "DATASETS", "SPLITS", "HYPER", "ROWS", "BUDGETED", "UNBUDGETED",
-           "NOT_IMPLEMENTED", "EXTRA", "Table3", "bsgd_table3", "bsgd_run", "make_learner",
-           "load", "stand_in", "N_RUNS"]
+__all__ = ["PAPER_TABLE3", "PAPER_MARKS", "DATASETS", "SPLITS", "HYPER", "ROWS", "BUDGETED",
+           "UNBUDGETED", "NOT_IMPLEMENTED", "EXTRA", "Table3", "bsgd_table3", "bsgd_run",
+           "make_learner", "load", "stand_in", "N_RUNS", "MARK_ALPHA", "okl_marks"]
 
 # ----------------------------------------------------------------------------
 # What the paper says (Tables 3 (a) and (b): accuracy %, std %)
@@ -270,6 +277,10 @@ BMP_ETA = 1.0
 BMP_U = (10.0, 100.0)
 PROJECTRON_ETA = (0.1, 0.3, 0.6, 0.9)
 BPA_C = 1.0
+#: the level of okl's marks (the paper's: p > 0.05, one-sided t-test)
+MARK_ALPHA = 0.05
+#: the printed marks: okl compare's terminal symbols (best ``*``, not worse ``~``)
+MARK_SYMBOLS = {"best": "*", "not worse": "~"}
 
 UNBUDGETED = ("Pegasos", "Norma", "MP")
 OFFLINE = ("LIBSVM", "IDSVM")
@@ -489,7 +500,9 @@ class Table3(rn.Reproduction):
     table_learners = ROWS
     extra_learners = ()
     own_task = "classification"
-    columns = (("budget", "budget", "d"), ("time (s)", "seconds", ".2f"),
+    columns = (("okl sig", "okl_mark", lambda m: MARK_SYMBOLS.get(m, "")),
+               ("paper sig", "paper_mark", lambda m: MARK_SYMBOLS.get(m, "")),
+               ("budget", "budget", "d"), ("time (s)", "seconds", ".2f"),
                ("E", "E", ".3f"))
     notes = (
         "accuracy on the test rows after one pass; okl: mean +- std over the runs (the "
@@ -505,6 +518,12 @@ class Table3(rn.Reproduction):
         "budget = max #SVs over the runs (Pegasos/Norma/MP: unbudgeted); E = the average "
         "gradient error of BSGD's Theorems 1-3 on the run; * = okl's further rows (not in "
         "the paper).",
+        "okl sig / paper sig: among the paper's budgeted rows (those okl runs, for okl) at "
+        "the same B, per dataset (the paper's rule, Table 3 (a)'s caption): * = the best "
+        "mean (the paper's bold), ~ = not significantly worse than the best (the paper's "
+        "bold italic; okl: one-sided paired t-test over the runs, which share their "
+        f"permutations and splits, p > {MARK_ALPHA:g}; okl.experiments.compare).  Offline, "
+        "unbudgeted and starred rows are not marked.",
     )
 
     def prepare(self, dataset, options):
@@ -582,7 +601,7 @@ class Table3(rn.Reproduction):
         return runs
 
     def rows(self, data, runs, results, options):
-        out, grid = [], []
+        out, grid, per_run = [], [], {}
         for row in self.chosen_learners(options):
             name, _, B = row.partition(" B=")
             in_paper = row in PAPER_TABLE3
@@ -602,8 +621,10 @@ class Table3(rn.Reproduction):
             mine = [r for r in runs if r.label["learner"] == row]
             best, points = _select(row, mine, results, int(B) if B else None)
             sel = points[best]
-            rs = [results[r.key] for r in mine if r.label["params"] == sel["params"]]
+            chosen = [r for r in mine if r.label["params"] == sel["params"]]
+            rs = [results[r.key] for r in chosen]
             acc = [r["accuracy"] for r in rs]
+            per_run[row] = {r.label["run"]: results[r.key]["accuracy"] for r in chosen}
             note = ""
             if any("early_stopped_of" in r for r in rs):
                 note = (f"stopped after {UNBUDGETED_ROUNDS:,} of "
@@ -626,6 +647,8 @@ class Table3(rn.Reproduction):
             out.append(row_out)
             grid += [{"dataset": data.name, **p, "selected": i == best}
                      for i, p in enumerate(points)]
+        marks = okl_marks(data.name, {r: v for r, v in per_run.items() if _marked(r)})
+        out = [_in_order({**r, **_marks_of(r, data.name, marks)}) for r in out]
         own, own_grid = self.own_rows(data, runs, results, self.split_learners(options)[1])
         for r in own:
             if r.get("okl") is not None:
@@ -636,7 +659,69 @@ class Table3(rn.Reproduction):
         return {"runs": N_RUNS, "budgets": list(BUDGETS), "hyper": HYPER, "splits": SPLITS,
                 "unbudgeted_rounds": UNBUDGETED_ROUNDS, "bmp": {"eta": BMP_ETA,
                                                                 "U": list(BMP_U)},
-                "projectron_eta": list(PROJECTRON_ETA), "bpa_C": BPA_C}
+                "projectron_eta": list(PROJECTRON_ETA), "bpa_C": BPA_C,
+                "marks": {"rows": "the paper's budgeted rows, per dataset and B",
+                          "test": "one-sided paired t-test against the best mean",
+                          "alpha": MARK_ALPHA}}
+
+
+def _marked(row) -> bool:
+    """Whether table row ``row`` is among those the paper marks: its budgeted rows."""
+    name, _, B = row.partition(" B=")
+    return bool(B) and name in BUDGETED
+
+
+def okl_marks(dataset: str, per_run: dict, alpha: float = MARK_ALPHA) -> dict:
+    """okl's marks on ``dataset``: ``{row: (mark, p)}`` from ``per_run`` (``{row: {run:
+    test accuracy}}`` of budgeted rows), per budget as the paper marks its Tables 3:
+    ``"best"`` the best mean accuracy at that B, ``"not worse"`` where the one-sided test
+    against it does not reject at ``alpha`` (p > alpha), else ``""``; ``p`` its p-value
+    (``None`` for the best or untested).  The runs of a dataset pair by their number (the
+    same permutation and split for every learner): :func:`okl.experiments.compare.compare`'s
+    one-sided paired t-test (``scipy.stats.ttest_rel(best, other, alternative="greater")``
+    on the accuracies)."""
+    from okl.experiments.compare import compare
+
+    out = {}
+    for B in BUDGETS:
+        rows = [r for r in per_run if r.partition(" B=")[2] == str(B) and per_run[r]]
+        if not rows:
+            continue
+        if len(rows) == 1:
+            out[rows[0]] = ("best", None)
+            continue
+        runs = [{"dataset": dataset, "learner": r, "permutation": run, "accuracy": acc}
+                for r in rows for run, acc in per_run[r].items()]
+        result = compare(runs, "accuracy", higher_is_better=True, test="t", alpha=alpha)
+        for c in result.rows:
+            out[c["learner"]] = (c["marked"], c["p_value"])
+    return out
+
+
+def _marks_of(row: dict, dataset: str, marks: dict) -> dict:
+    """The mark columns of table row ``row``: ``okl_mark``/``okl_p_value`` (``None`` where
+    okl does not mark the row) and ``paper_mark`` (``None`` where the paper has no budgeted
+    figure; ``""`` an unmarked one)."""
+    name = row["learner"]
+    mark, p = marks.get(name, (None, None))
+    paper = None
+    if _marked(name) and dataset in PAPER_TABLE3.get(name, {}):
+        paper = PAPER_MARKS.get((name, dataset), "")
+    return {"okl_mark": mark, "okl_p_value": p, "paper_mark": paper}
+
+
+#: the columns of a table row after those the runner puts first (runner._ROW_FIRST), in
+#: the order earlier outputs had them; the mark columns come last, so the CSV's columns
+#: before them stay where they were (the CSV orders columns by their first appearance)
+_ROW_LAST = ("data", "budget", "seconds", "E", "selected", "note", "okl_mark",
+             "okl_p_value", "paper_mark")
+
+
+def _in_order(row: dict) -> dict:
+    """``row`` with the keys of :data:`_ROW_LAST` last, in that order (``None`` where it has
+    none; ``data`` is the runner's, set after)."""
+    return {**{k: v for k, v in row.items() if k not in _ROW_LAST},
+            **{k: row.get(k) for k in _ROW_LAST}}
 
 
 def _select(row, runs, results, B):
