@@ -298,12 +298,17 @@ class Choice(Param):
 
     kind = "choice"
 
-    def __init__(self, default=REQUIRED, choices=(), **kw):
+    def __init__(self, default=REQUIRED, choices=(), *, aliases=None, **kw):
         super().__init__(default, **kw)
         if isinstance(choices, dict):
             self.choices = dict(choices)
         else:
             self.choices = {c: i for i, c in enumerate(choices)}
+        #: other spellings a user types (``"merge"`` for ``"merging"``): the command
+        #: line's ``-p`` text takes them for the choice; a Python value is only told the
+        #: choice's name, so a learner's parameters always hold one spelling
+        self.aliases = dict(aliases or {})
+        assert set(self.aliases.values()) <= set(self.choices), self.aliases
 
     def _check(self, value):
         from okl._validation import check_choice
@@ -313,6 +318,9 @@ class Choice(Param):
         except TypeError:               # a list or a dict is none of the choices either
             raise ValueError(f"{self.name} must be one of {sorted(self.choices, key=str)}, "
                              f"got {value!r}") from None
+        if value in self.aliases and value not in self.choices:
+            raise ValueError(f"{self.name} must be one of {sorted(self.choices, key=str)}, "
+                             f"got {value!r} (okl spells it {self.aliases[value]!r})")
         return check_choice(value, self.name, self.choices)
 
     def core_value(self, value):
@@ -323,6 +331,8 @@ class Choice(Param):
     def _parse(self, text):
         if text in self.choices:
             return text
+        if text in self.aliases:
+            return self.aliases[text]
         return super()._parse(text)
 
     def describe(self):

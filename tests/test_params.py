@@ -205,6 +205,19 @@ def test_a_users_learner_declares_and_is_built_the_same_way():
     assert build(Plain, {}, budget=3).B == 3
 
 
+def test_choice_aliases_are_command_line_spellings():
+    """``-p maintenance=merge`` (the spelling of the BSGD issue and BudgetedSVM's users)
+    is the choice 'merging'; a Python value keeps one spelling and is told the name."""
+    assert parse_params(okl.BSGD, {"maintenance": "merge"}) == {"maintenance": "merging"}
+    assert parse_params(okl.BSGD, {"maintenance": "remove"}) == {"maintenance": "removal"}
+    assert parse_params(okl.MulticlassBSGD, {"maintenance": "projection"}) == \
+        {"maintenance": "projection"}
+    with pytest.raises(ValueError, match="got 'merge' \\(okl spells it 'merging'\\)"):
+        okl.BSGD(maintenance="merge")
+    with pytest.raises(ValueError, match="maintenance must be one of"):
+        parse_params(okl.BSGD, {"maintenance": "merger"})
+
+
 def test_split_params_one_rule():
     assert split_params("NORMA", "gaussian", {"sigma": 2, "lam": 1}) == \
         ({"lam": 1}, {"sigma": 2})

@@ -37,7 +37,9 @@ class _BSGDParams:
                none="the rule's: 1e-4 for 'pegasos' and 'norma' (BudgetedSVM's -L "
                     "default), 0 for 'mp' (Table 2)", core_none=-1.0)
     rule = Choice("pegasos", {"pegasos": 0, "norma": 1, "mp": 2})
-    maintenance = Choice("merging", {"removal": 0, "projection": 1, "merging": 2})
+    maintenance = Choice("merging", {"removal": 0, "projection": 1, "merging": 2},
+                         aliases={"remove": "removal", "project": "projection",
+                                  "merge": "merging"})
     eta = Real(None, low=0, low_open=True,
                none="1.0 for 'norma' and 'mp' ('pegasos' steps 1/(lam t))", core_none=1.0)
     U = Real(None, low=0, low_open=True, allow_inf=True,
