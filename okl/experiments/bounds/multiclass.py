@@ -46,6 +46,14 @@ but no mistake), ``Trace.scores`` holding the margins :math:`m_t`:
   projected steps have joint residual at most :math:`\eta' = \sqrt{2\eta}`, which the
   Projectron's rows use; DOGMA's margin-update rule does not keep the potential bound's
   per-update condition, so Projectron++ with it has no mistake bound.
+* LIBOKL's budgeted set (``okl/learners/multiclass_budget.py``), through Kesler's
+  construction (the handlers' docstrings give each argument): ``MulticlassOGD``, the OGD
+  regret bound (:func:`theory.multiclass.multiclass_ogd_regret_bound`) on the whole run;
+  ``MulticlassFOGD`` the same in its random-feature space; ``MulticlassNOGD`` on stage 1
+  (kernel) and stage 2 (Nystrom features); ``MulticlassBOGD`` (OGD), ``MulticlassRBP`` and
+  ``MulticlassForgetron`` (the family's hinge-loss bound) and ``MulticlassBPAs`` (PA-I,
+  Theorem 4) on the rounds up to their first removal, plus the budget; rows say why the
+  whole-run theorems of BOGD, RBP, the Forgetron and BPA-S are not evaluated.
 """
 from __future__ import annotations
 
