@@ -659,6 +659,16 @@ _LABELS_ADVICE = ("a binary learner reads numeric binary labels only: give it --
                   "that maps its own (--data magic04)")
 
 
+def _multiclass_sibling(name):
+    """``"MulticlassBSGD"`` for ``"BSGD"``: the registered multiclass learner named after
+    a binary one, if there is one."""
+    from okl.learners import names
+
+    if not isinstance(name, str) or name.startswith("Multiclass"):
+        return None
+    return next((n for n in names() if n.lower() == f"multiclass{name}".lower()), None)
+
+
 def _error_text(exc, args) -> str:
     """The message of ``exc`` for a shell user, from the fields of the exceptions whose
     message names a Python call: a dataset that is not cached points at this command's
@@ -670,7 +680,15 @@ def _error_text(exc, args) -> str:
     if isinstance(exc, DatasetNotFoundError) and hasattr(args, "download"):
         return exc.message(download=f"`okl {args.command} ... --download`")
     if isinstance(exc, LabelsError) and hasattr(args, "data"):
-        return exc.message(advice=_LABELS_ADVICE)
+        advice = _LABELS_ADVICE
+        names = getattr(args, "learner", None) if exc.numeric and exc.n_labels > 2 else None
+        for name in names if isinstance(names, list) else [names]:
+            sibling = _multiclass_sibling(name)
+            if sibling:          # BSGD -> MulticlassBSGD: the native one, said first
+                advice = (f"--learner {sibling} (the multiclass version of {name}), or "
+                          + advice)
+                break
+        return exc.message(advice=advice)
     if getattr(args, "command", None) == "bounds":
         from okl.experiments.bounds import TooManyRoundsError
 

@@ -228,7 +228,8 @@ ADVICE = ("a binary learner reads numeric binary labels only: give it --multicla
 @pytest.mark.parametrize("command", ["run", "bounds"])   # chunked reader; whole-file reader
 @pytest.mark.parametrize("name, text, expected", [
     ("three.libsvm", "1 1:1\n2 1:2\n3 1:3\n",
-     "3 distinct labels [1.0, 2.0, 3.0]; a binary file is needed, or " + ADVICE
+     "3 distinct labels [1.0, 2.0, 3.0]; a binary file is needed, or --learner "
+     "MulticlassPerceptron (the multiclass version of Perceptron), or " + ADVICE
      + " or positive=label (one-vs-rest), or labels='keep'"),
     ("single.libsvm", "5 1:1\n5 1:2\n", "a single label [5.0] that is not -1 or +1; " + ADVICE),
     ("s.csv", "1.0,2.0,g\n3.0,4.0,h\n5,6,x\n",
@@ -243,6 +244,16 @@ def test_labels_errors_on_the_command_line_word_by_word(tmp_path, capsys, comman
     argv = [command, "--data", str(path)] + (["--no-progress"] if command == "run" else [])
     assert cli.main(argv) == 2
     assert capsys.readouterr().err == f"okl: error: {path}: {expected}\n"
+
+
+def test_a_binary_learner_on_many_classes_is_told_its_multiclass_version(tmp_path, capsys):
+    path = tmp_path / "three.libsvm"
+    path.write_text("1 1:1\n2 1:2\n3 1:3\n")
+    assert cli.main(["run", "--learner", "BSGD", "--data", str(path), "--no-progress"]) == 2
+    assert "or --learner MulticlassBSGD (the multiclass version of BSGD), or" in \
+        capsys.readouterr().err
+    assert cli.main(["run", "--learner", "NORMA", "--data", str(path), "--no-progress"]) == 2
+    assert "multiclass version" not in capsys.readouterr().err      # NORMA has none
 
 
 def test_a_dataset_not_cached_word_by_word(tmp_path, monkeypatch, capsys):
