@@ -482,23 +482,22 @@ def multiclass_ogd_regret_bound(dist2, eta, sum_grad2):
 
     .. math::
 
-        \sum_{t \le 	au} ig(c_t(F_t) - c_t(U)ig) \le rac{\|F_1 - U\|^2}{2\eta}
-        + rac{\eta}{2}\sum_{t \le 	au}\|g_t\|^2 \qquad (	ext{every prefix } 	au),
+        \sum_{t \le \tau} \big(c_t(F_t) - c_t(U)\big) \le \frac{\|F_1 - U\|^2}{2\eta}
+        + \frac{\eta}{2}\sum_{t \le \tau}\|g_t\|^2 \qquad (\text{every prefix } \tau),
 
     ``dist2`` :math:`= \|F_1 - U\|^2` (:math:`\|U\|^2` from :math:`F_1 = 0`) and
     ``sum_grad2`` :math:`= \sum_t \|g_t\|^2` of the subgradients the learner stepped along
     (:func:`multiclass_ogd_path`).  This is [Z03] Theorem 1 without the projection (and
-    [KSW04]'s NORMA analysis with :math:`c_t = \ell_t + 	frac\lambda2\|F\|^2`):
-    :math:`\|F_{t+1} - U\|^2 = \|F_t - U\|^2 - 2\eta\langle g_t, F_t - Uangle +
+    [KSW04]'s NORMA analysis with :math:`c_t = \ell_t + \tfrac\lambda2\|F\|^2`):
+    :math:`\|F_{t+1} - U\|^2 = \|F_t - U\|^2 - 2\eta\langle g_t, F_t - U\rangle +
     \eta^2\|g_t\|^2` and convexity :math:`c_t(F_t) - c_t(U) \le \langle g_t, F_t - U
-    angle`; sum and drop :math:`\|F_{	au+1} - U\|^2 \ge 0`.
+    \rangle`; sum and drop :math:`\|F_{\tau+1} - U\|^2 \ge 0`.
 
     Why it carries over to the multiclass learners (Kesler's construction).  With one
     function per class, :math:`F = (f_r)_r \in \mathcal H^K` and the Kesler vector
-    :math:`v_t = \phi(x_t) \otimes (e_{y_t} - e_{s_t})`, :math:`\langle F, v_tangle =
+    :math:`v_t = \phi(x_t) \otimes (e_{y_t} - e_{s_t})`, :math:`\langle F, v_t\rangle =
     f_{y_t}(x_t) - f_{s_t}(x_t)` and :math:`\|v_t\|^2 = 2k(x_t, x_t)`.  When
-    :math:`s_t` is a best wrong class, :math:`\ell_t(F) = \max(0, 1 - \min_{r 
-e y_t}
+    :math:`s_t` is a best wrong class, :math:`\ell_t(F) = \max(0, 1 - \min_{r \ne y_t}
     (f_{y_t} - f_r)(x_t))` is convex in :math:`F` with subgradient :math:`-v_t` where
     :math:`\ell_t(F_t) > 0` (and 0 where it is 0): the max-score step ":math:`+\eta` on
     :math:`y_t`, :math:`-\eta` on :math:`s_t` when :math:`\ell_t > 0`" of LIBOKL's
@@ -516,12 +515,12 @@ e y_t}
 def multiclass_ogd_path(sq_norms, margins, update, eta, lam=0.0):
     r"""The squared norms :math:`N_t = \|F_t\|^2` and :math:`\|g_t\|^2` along a run of
     multiclass kernel OGD (:math:`F_1 = 0`): every round
-    :math:`F_{t+1} = (1 - \eta\lambda)F_t + \eta v_t[	ext{update}_t]`, i.e. gradient
-    descent on :math:`c_t(F) = \ell_t(F) + 	frac\lambda2\|F\|^2` with
-    :math:`g_t = \lambda F_t - v_t[	ext{update}_t]`.
+    :math:`F_{t+1} = (1 - \eta\lambda)F_t + \eta v_t[\text{update}_t]`, i.e. gradient
+    descent on :math:`c_t(F) = \ell_t(F) + \tfrac\lambda2\|F\|^2` with
+    :math:`g_t = \lambda F_t - v_t[\text{update}_t]`.
 
     ``sq_norms`` :math:`= \|v_t\|^2` (:math:`2k(x_t, x_t)`), ``margins``
-    :math:`m_t = \langle F_t, v_tangle = f_{y_t}(x_t) - f_{s_t}(x_t)` (before the update),
+    :math:`m_t = \langle F_t, v_t\rangle = f_{y_t}(x_t) - f_{s_t}(x_t)` (before the update),
     ``update`` the rounds with :math:`\ell_t > 0`.  Exact recursions:
 
     .. math::
