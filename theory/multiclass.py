@@ -1,6 +1,6 @@
 r"""Mistake and loss bounds of okl's native multiclass kernel learners (issue 26).
 
-Sources (the derivations and every convention are in ``/work/notes/multiclass_algorithms.md``):
+Sources (the derivations and every convention are in ``notes/multiclass_algorithms.md``):
 
 * **[CS03]** K. Crammer & Y. Singer, *Ultraconservative online algorithms for multiclass
   problems*, JMLR 3 (2003) 951-991: the additive ultraconservative family (their Fig. 2:

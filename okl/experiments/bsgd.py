@@ -5,7 +5,7 @@ budgeted stochastic gradient descent for large-scale SVM training* (JMLR 13, 201
 Test accuracy after one pass, mean +- std over the runs, of every learner of the tables
 that okl has, at B = 100 and B = 500, each beside the paper's figure with their agreement
 (:mod:`okl.experiments.runner`).  The paper's numbers are those of its Tables 3 (a)/(b)
-(``/work/notes/bsgd_tables.md``; the copy BudgetedSVM ships, a preprint whose Section 7 is
+(``notes/bsgd_tables.md``; the copy BudgetedSVM ships, a preprint whose Section 7 is
 the experiments).
 
 Protocol (the paper's Section 7.1, and where it is silent what is said here)

@@ -4,7 +4,7 @@ nonlinear classification*, KDD 2011), one of BudgetedSVM's online learners besid
 (Djuric, Lan, Vucetic & Wang, JMLR 14, 2013: ``budgetedsvm-train -A 2``); typed core in
 ``okl/learners/_amm.pyx``.
 
-The paper and BudgetedSVM's code are compared in ``/work/notes/bsgd.md`` (section 5); the
+The paper and BudgetedSVM's code are compared in ``notes/bsgd.md`` (section 5); the
 plain-numpy oracle the learner is held to round for round is ``amm_online`` of
 ``tests/oracles/bsgd.py``, which also reproduces BudgetedSVM's model files
 (``tests/fixtures/budgetedsvm/``).

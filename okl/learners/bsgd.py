@@ -6,7 +6,7 @@ BMP) and its three budget maintenances (removal, projection, merging); typed cor
 ``okl/learners/_bsgd.pyx``.
 
 The paper and BudgetedSVM's code (``djurikom/BudgetedSVM``, ``src/bsgd.cpp``) are compared
-in ``/work/notes/bsgd.md``; the plain-numpy oracle both classes are held to round for round
+in ``notes/bsgd.md``; the plain-numpy oracle both classes are held to round for round
 is ``tests/oracles/bsgd.py`` (``bsgd``), which also reproduces BudgetedSVM's own model
 files (``tests/fixtures/budgetedsvm/``).
 """

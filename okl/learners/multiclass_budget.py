@@ -4,7 +4,7 @@ code of Lu, Hoi, Wang, Zhao & Liu, *Large scale online kernel learning*, JMLR 17
 commit ``fd3d406``) runs them (typed cores: ``okl/learners/_multiclass_budget.pyx`` and
 ``okl/learners/_multiclass_features.pyx``).
 
-What every learner shares with the toolbox's files (``/work/notes/libokl_multiclass.md``,
+What every learner shares with the toolbox's files (``notes/libokl_multiclass.md``,
 section 1): classes ``0 .. K-1`` in the order of ``classes_``; the prediction is the first
 class of largest score (MATLAB's ``max``; round 1, all scores 0, predicts the first class);
 ``s_t`` is the first class of largest score among the classes other than the true one

@@ -135,7 +135,7 @@ class MulticlassProjectron(_MulticlassProjectronBase):
     added vectors.  DOGMA has no plain multiclass Projectron; its convention here is its
     Projectron++ without the margin updates.  Oracle:
     ``tests/oracles/multiclass_reference.py`` (``projectron``); the equations and their
-    sources: ``/work/notes/multiclass_algorithms.md``, section 4.
+    sources: ``notes/multiclass_algorithms.md``, section 4.
     """
 
 

@@ -11,7 +11,7 @@ typed cores in ``okl/learners/_pegasos.pyx``.
   Pegasos (AMM with one hyperplane per class, the "Linear (Pegasos)" column of the AMM
   paper's Table 3), with BudgetedSVM's bias coordinate.
 
-The paper and BudgetedSVM's code are compared in ``/work/notes/bsgd.md`` (sections 1, 2
+The paper and BudgetedSVM's code are compared in ``notes/bsgd.md`` (sections 1, 2
 and 6); the plain-numpy oracles the learners are held to round for round are
 ``kernel_pegasos`` and ``pegasos_linear`` of ``tests/oracles/bsgd.py``, which also
 reproduce BudgetedSVM's model files (``tests/fixtures/budgetedsvm/``).

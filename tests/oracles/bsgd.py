@@ -1,6 +1,6 @@
 """Plain-numpy oracles of BSGD, AMM online and Pegasos, one round at a time.
 
-Sources (notes: /work/notes/bsgd.md)
+Sources (notes: notes/bsgd.md)
   [P] Z. Wang, K. Crammer, S. Vucetic, "Breaking the curse of kernelization: budgeted
       stochastic gradient descent for large-scale SVM training", JMLR 13 (2012) 3103-3131.
       Equation and section numbers are those of the copy BudgetedSVM ships

@@ -2,7 +2,7 @@ r"""Plain-numpy reference oracles for okl's native multiclass kernel learners (i
 
 Readable, deliberately slow (a Gram solve per round), deterministic.  No okl import: the
 oracles are what okl's typed cores are tested against, round for round.  The equations,
-their sources and every convention chosen here are in ``/work/notes/multiclass_algorithms.md``.
+their sources and every convention chosen here are in ``notes/multiclass_algorithms.md``.
 
 Setting
 -------

@@ -3,7 +3,7 @@ ultraconservative multiclass Perceptron (Crammer & Singer 2003), the multiclass
 passive-aggressive algorithms (Crammer et al. 2006) and the multiclass Projectron /
 Projectron++ (Orabona, Keshet & Caputo 2009).  Every bound is a function of
 :mod:`theory.multiclass` (its docstrings state each theorem and redo its proof; the
-conventions are in ``/work/notes/multiclass_algorithms.md``).
+conventions are in ``notes/multiclass_algorithms.md``).
 
 The comparator.  The binary handlers take the best hinge function in balls of the radii
 ``--U``; here a comparator is a tuple of class prototypes :math:`U = (u_r)_r` fitted on the
