@@ -30,14 +30,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from stream_memory import timed  # the child under /usr/bin/time -v: max RSS, wall, CPU
 
 BLOCK = 1_000_000
 HELD_OUT = 10_000
@@ -63,19 +63,6 @@ print(json.dumps({"n_rounds": int(trace.n_rounds), "mistake_rate": float(trace.m
                   "maintenance_steps": int(trace.extras.get("maintenance_steps", -1))}))
 """ % HELD_OUT
 
-def timed(cmd):
-    """(max RSS in MB, wall seconds, user + system CPU seconds, stdout) of a child process
-    under /usr/bin/time -v."""
-    proc = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr[-3000:])
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1))
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", proc.stderr)
-    parts = [float(p) for p in wall.group(1).split(":")]
-    seconds = sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
-    cpu = sum(float(re.search(rf"{k} time \(seconds\): ([0-9.]+)", proc.stderr).group(1))
-              for k in ("User", "System"))
-    return rss / 1024, seconds, cpu, proc.stdout
 
 
 def append_board(path: Path, start: int, stop: int, seed: int) -> None:

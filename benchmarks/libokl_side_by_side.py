@@ -34,7 +34,8 @@ import numpy as np
 import okl
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures" / "libokl_multiclass"
+sys.path.insert(0, str(ROOT / "tests"))
+from oracles.libokl_fixtures import FIXTURES, load_data  # noqa: E402  (the toolbox's .mat)
 SIGMA, BUDGET = 8.0, 200
 
 #: the toolbox's learner -> (okl's class, its parameters beside kernel and classes, same
@@ -51,16 +52,6 @@ LEARNERS = {
     "BPAs": ("MulticlassBPAs", {"B": BUDGET}, True),
     "BOGD": ("MulticlassBOGD", {"B": BUDGET}, True),
 }
-
-
-def load_data(name):
-    """(X, y, ID_list) of the toolbox's ``<name>.mat`` as the fixtures store it."""
-    z = np.load(FIXTURES / f"{name}_data.npz")
-    if "X_bits" in z:
-        X = np.unpackbits(z["X_bits"], axis=1)[:, :int(z["n_features"])].astype(np.float64)
-    else:
-        X = z["values"][z["X_index"].astype(np.int64)]
-    return X, z["y"].astype(np.int64), z["ID_list"].astype(np.int64)
 
 
 def octave_results(name):

@@ -38,15 +38,18 @@ def write_susy_like(path: Path, n_rows: int, seed: int = 0, block: int = 100_000
 
 
 def timed(cmd):
-    """(max RSS in MB, wall seconds, stdout) of a child process under /usr/bin/time -v."""
+    """(max RSS in MB, wall seconds, user + system CPU seconds, stdout) of a child process
+    under /usr/bin/time -v."""
     proc = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise RuntimeError(proc.stderr[-2000:])
+        raise RuntimeError(proc.stderr[-3000:])
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1))
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", proc.stderr)
     parts = [float(p) for p in wall.group(1).split(":")]
     seconds = sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
-    return rss / 1024, seconds, proc.stdout
+    cpu = sum(float(re.search(rf"{k} time \(seconds\): ([0-9.]+)", proc.stderr).group(1))
+              for k in ("User", "System"))
+    return rss / 1024, seconds, cpu, proc.stdout
 
 
 IN_MEMORY = """
@@ -81,7 +84,7 @@ def main(argv=None):
         okl_run = [sys.executable, "-m", "okl.cli", "run", "--learner", "BOGD", "-p", "B=100",
                    "--no-progress"]
         out = Path(tmp) / "run.json"
-        rss, wall, _ = timed(okl_run + ["--data", str(big), "--json", str(out)])
+        rss, wall, _, _ = timed(okl_run + ["--data", str(big), "--json", str(out)])
         chunked = json.loads(out.read_text())
         print(f"okl run (chunked), {args.rows:,} rows: max RSS {rss:.0f} MB, wall {wall:.1f} s, "
               f"mistake rate {chunked['mistake_rate']:.5f}")
@@ -90,9 +93,9 @@ def main(argv=None):
         with open(big, "rb") as src, open(prefix, "wb") as dst:
             for _ in range(args.check_rows):
                 dst.write(src.readline())
-        rss_c, wall_c, _ = timed(okl_run + ["--data", str(prefix), "--json", str(out)])
+        rss_c, wall_c, _, _ = timed(okl_run + ["--data", str(prefix), "--json", str(out)])
         small = json.loads(out.read_text())
-        rss_m, wall_m, text = timed([sys.executable, "-c", IN_MEMORY, str(prefix)])
+        rss_m, wall_m, _, text = timed([sys.executable, "-c", IN_MEMORY, str(prefix)])
         memory = json.loads(text)
         same = (small["n_rounds"] == memory["n_rounds"] and small["mistakes"] == memory["mistakes"]
                 and abs(small["average_loss"] * small["n_rounds"] - memory["loss"])
