@@ -4,12 +4,16 @@ item 6): the toolbox's own dna and satimage, Experiment.m's permutations (rows 1
 ID_list) and parameters (Gaussian sigma 8, Budget 200, the learners' other options), one
 row per toolbox learner.
 
-    python benchmarks/libokl_side_by_side.py [--runs 2]
+    python benchmarks/libokl_side_by_side.py [--runs 2] [--octave-runs CSV ...]
 
-The Octave side is read from ``tests/fixtures/libokl_multiclass/<set>_results.csv``
-(GNU Octave 7.3, one BLAS thread, ``benchmarks/peers/libokl_multiclass/run_libokl.m``; its
-seconds are the learner's own tic/toc on a shared 2-core machine, so the per-run minimum
-is the one compared).  The okl side runs here: mistake rate (mean over the runs), final
+The Octave side is read from ``--octave-runs``: the CSVs ``run_libokl.m``
+(``benchmarks/peers/libokl_multiclass/``) writes, one line per run and learner, measured
+on this machine just before (GNU Octave, one BLAS thread; the seconds are the learner's
+own tic/toc; the per-run minimum is compared).  Without them it falls back to
+``tests/fixtures/libokl_multiclass/<set>_results.csv``, whose seconds were measured while
+the machine ran other jobs (load 9-16): they overstate Octave's time several-fold (on an
+idle core FouGD.m takes 0.30 s on dna, not 2.98 s), so quote speedups from a same-session
+run only.  The okl side runs here: mistake rate (mean over the runs), final
 support size, and learning seconds (process CPU time of ``learner.run``, the minimum over
 the runs).  Speedup = Octave's minimum seconds / okl's.
 
@@ -54,23 +58,46 @@ LEARNERS = {
 }
 
 
-def octave_results(name):
-    with open(FIXTURES / f"{name}_results.csv") as fh:
-        return {r["learner"]: r for r in csv.DictReader(fh)}
+#: run_libokl.m's learner names (the toolbox's files) -> the rows' names
+MATLAB = {"perceptron": "Perceptron", "ogd": "OGD", "FouGD": "FOGD", "NyGD": "NOGD",
+          "RBP": "RBP", "forgetron": "Forgetron", "projectron": "Projectron",
+          "proplus": "Projectron++", "BPAs": "BPAs", "BOGD": "BOGD"}
+
+
+def octave_results(name, runs_csvs=()):
+    """{learner: {mistake_rate_mean, support_size_mean, seconds_per_run_min, runs}} of
+    ``name``: from run_libokl.m's per-run CSVs when given (``dataset, run, learner,
+    mistake rate, SVs, seconds``, no header), else the fixtures' summary."""
+    lines = [row for path in runs_csvs for row in csv.reader(open(path))
+             if row and row[0] == name]
+    if not lines:
+        with open(FIXTURES / f"{name}_results.csv") as fh:
+            return {r["learner"]: r for r in csv.DictReader(fh)}, "fixtures (loaded machine)"
+    out = {}
+    for _, _, learner, rate, svs, seconds in lines:
+        r = out.setdefault(MATLAB[learner], {"rates": [], "svs": [], "secs": []})
+        r["rates"].append(float(rate))
+        r["svs"].append(float(svs))
+        r["secs"].append(float(seconds))
+    return ({k: {"mistake_rate_mean": np.mean(v["rates"]),
+                 "support_size_mean": np.mean(v["svs"]),
+                 "seconds_per_run_min": min(v["secs"]), "runs": len(v["secs"])}
+             for k, v in out.items()}, f"run_libokl.m CSVs ({len(lines)} lines)")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=2, help="permutations (Experiment.m: 2)")
+    ap.add_argument("--octave-runs", nargs="*", default=(), metavar="CSV",
+                    help="run_libokl.m's output files, measured on this machine")
     args = ap.parse_args(argv)
-    print(f"okl {okl.__version__}; sigma {SIGMA}, Budget {BUDGET}; Octave figures from "
-          f"{FIXTURES.relative_to(ROOT)}")
+    print(f"okl {okl.__version__}; sigma {SIGMA}, Budget {BUDGET}")
     for name in ("dna", "satimage"):
         X, y, ids = load_data(name)
         classes = sorted(set(y.tolist()))
-        octave = octave_results(name)
-        print(f"\n{name}: {len(y)} rounds, K = {len(classes)}, d = {X.shape[1]}; "
-              f"{args.runs} permutation(s)")
+        octave, source = octave_results(name, args.octave_runs)
+        print(f"\n{name}: {len(y)} rounds, K = {len(classes)}, d = {X.shape[1]}; okl "
+              f"{args.runs} permutation(s); Octave from {source}")
         print(f"  {'learner':13s} {'Octave %':>9s} {'okl %':>8s} {'Octave SVs':>10s} "
               f"{'okl SVs':>8s} {'Octave s':>9s} {'okl s':>8s} {'speedup':>8s}  same algorithm")
         for label, (cls, params, same) in LEARNERS.items():
