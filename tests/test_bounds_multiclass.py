@@ -32,22 +32,7 @@ except ImportError:                                   # run from another root
 RTOL = 1e-9          # the handler fits under one BLAS thread, the test may not
 
 
-def _blobs(T=200, K=3, seed=1):
-    rng = np.random.default_rng(seed)
-    ang = 2 * np.pi * np.arange(K) / K
-    centers = 2.0 * np.c_[np.cos(ang), np.sin(ang)]
-    y = rng.integers(K, size=T)
-    X = centers[y] + 0.7 * rng.normal(size=(T, 2))
-    flip = rng.random(T) < 0.05
-    return X, np.where(flip, (y + rng.integers(1, K, size=T)) % K, y)
-
-
-def _sectors(T=300, K=3, gap=0.3, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(K, size=T)
-    th = 2 * np.pi * y / K + rng.uniform(-np.pi / K + gap, np.pi / K - gap, size=T)
-    r = rng.uniform(0.3, 1.0, size=T)
-    return np.c_[r * np.cos(th), r * np.sin(th)], y
+_blobs, _sectors = ref.blobs_stream, ref.sectors_stream
 
 
 class Data:

@@ -88,6 +88,28 @@ NONE, ADD, PROJECT, MARGIN = "none", "add", "project", "margin"
 
 # -- kernels (plain numpy, for the tests) ------------------------------------------------
 
+def blobs_stream(T=200, K=3, seed=1):
+    """K Gaussian blobs on a circle of radius 2 in the plane (noise 0.7), 5 % of the labels
+    flipped to another class: a stream no comparator separates."""
+    rng = np.random.default_rng(seed)
+    ang = 2 * np.pi * np.arange(K) / K
+    centers = 2.0 * np.c_[np.cos(ang), np.sin(ang)]
+    y = rng.integers(K, size=T)
+    X = centers[y] + 0.7 * rng.normal(size=(T, 2))
+    flip = rng.random(T) < 0.05
+    return X, np.where(flip, (y + rng.integers(1, K, size=T)) % K, y)
+
+
+def sectors_stream(T=300, K=3, gap=0.3, seed=0):
+    """K angular sectors of the annulus 0.3 <= r <= 1, separated by ``gap`` radians on each
+    side: a separable stream."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(K, size=T)
+    th = 2 * np.pi * y / K + rng.uniform(-np.pi / K + gap, np.pi / K - gap, size=T)
+    r = rng.uniform(0.3, 1.0, size=T)
+    return np.c_[r * np.cos(th), r * np.sin(th)], y
+
+
 def linear_kernel(A, B):
     """``k(a, b) = <a, b>``."""
     return np.asarray(A, dtype=float) @ np.asarray(B, dtype=float).T
