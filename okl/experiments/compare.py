@@ -357,18 +357,24 @@ class Comparison:
                 f"best ({paired} over the shared permutations, p > {self.alpha:g}; "
                 f"{unpaired} where none is shared): bold italic")
 
+    def _marked_cells(self, dataset, pm, styles) -> list:
+        """Each learner's cell on ``dataset`` (mean ``pm`` std), formatted by its mark:
+        ``styles`` maps "best", "not worse" and "" (no mark, or no runs) to a format with
+        one ``{}``, so the terminal, Markdown and LaTeX tables mark alike."""
+        out = []
+        for name in self.learners:
+            r = self.row(name, dataset)
+            out.append(styles[(r["marked"] if r else "") or ""].format(self._cell(r, pm)))
+        return out
+
     def format_text(self) -> str:
         """The table as the terminal shows it: ``*`` best, ``~`` not significantly
         worse than the best; then the tests across datasets."""
         head = ["dataset"] + list(self.learners)
         body = []
         for ds in self.datasets:
-            cells = [ds]
-            for name in self.learners:
-                r = self.row(name, ds)
-                mark = {"best": " *", "not worse": " ~"}.get(r and r["marked"], "  ")
-                cells.append(self._cell(r, "+-") + (mark if r else "  "))
-            body.append(cells)
+            body.append([ds] + self._marked_cells(ds, "+-", {"best": "{} *", "not worse":
+                                                              "{} ~", "": "{}  "}))
         if self.average_ranks:
             body.append(["average rank"] + [f"{self.average_ranks[n]:.2f}  "
                                             for n in self.learners])
@@ -425,15 +431,9 @@ class Comparison:
         lines = ["| " + " | ".join(head) + " |",
                  "|" + "|".join([":---"] + ["---:"] * len(self.learners)) + "|"]
         for ds in self.datasets:
-            cells = [_md(ds)]
-            for name in self.learners:
-                r = self.row(name, ds)
-                text = self._cell(r, "±")
-                if r and r["marked"] == "best":
-                    text = f"**{text}**"
-                elif r and r["marked"] == "not worse":
-                    text = f"***{text}***"
-                cells.append(text)
+            cells = [_md(ds)] + self._marked_cells(ds, "±", {"best": "**{}**",
+                                                             "not worse": "***{}***",
+                                                             "": "{}"})
             lines.append("| " + " | ".join(cells) + " |")
         if self.average_ranks:
             lines.append("| average rank | " + " | ".join(
@@ -454,15 +454,9 @@ class Comparison:
                  "Dataset & " + " & ".join(_tex(n) for n in self.learners) + " \\\\",
                  "\\midrule"]
         for ds in self.datasets:
-            cells = [_tex(ds)]
-            for name in self.learners:
-                r = self.row(name, ds)
-                text = self._cell(r, "$\\pm$")
-                if r and r["marked"] == "best":
-                    text = f"\\textbf{{{text}}}"
-                elif r and r["marked"] == "not worse":
-                    text = f"\\textbf{{\\textit{{{text}}}}}"
-                cells.append(text)
+            cells = [_tex(ds)] + self._marked_cells(
+                ds, "$\\pm$", {"best": "\\textbf{{{}}}",
+                               "not worse": "\\textbf{{\\textit{{{}}}}}", "": "{}"})
             lines.append(" & ".join(cells) + " \\\\")
         if self.average_ranks:
             lines += ["\\midrule", "Average rank & " + " & ".join(
