@@ -28,16 +28,7 @@ TOL = 1e-9
 FIX = Path(__file__).resolve().parent / "fixtures" / "budgetedsvm"
 
 
-def gauss_data(n=300, d=3, seed=0, classes=2):
-    """The oracle tests' streams: a ring (binary) or K angular sectors."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    if classes == 2:
-        y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.4, 1, -1)
-    else:
-        y = (np.floor((np.arctan2(X[:, 1], X[:, 0]) + np.pi) / (2 * np.pi / classes))
-             .astype(int) % classes) + 1
-    return X, y
+gauss_data = O.gauss_data
 
 
 def rule_params(rule):

@@ -322,6 +322,14 @@ def _constants(G, eps):
     return v.nonnegative(G, "G"), v.nonnegative(eps, "eps")
 
 
+def _radius(U, lam, G, eps):
+    """Theorems 1 and 2's comparator radius: ``U`` as given, else the paper's (4.1) at
+    ``G = eps = 1`` (:func:`bsgd_paper_radius`) or :func:`iterate_radius`."""
+    if U is None:
+        U = bsgd_paper_radius(lam) if (G, eps) == (1.0, 1.0) else iterate_radius(lam, G, eps)
+    return v.positive(U, "U")
+
+
 def bsgd_theorem1_bound(lam, N, E, *, U=None, G=1.0, eps=1.0) -> float:
     r"""Theorem 1 (BPegasos): :math:`\frac{(\lambda U + G + \epsilon)^2(\ln N + 1)}{2
     \lambda N} + 2UE`; at ``G = eps = 1`` and ``U=None`` (:func:`bsgd_paper_radius`) the
@@ -330,9 +338,7 @@ def bsgd_theorem1_bound(lam, N, E, *, U=None, G=1.0, eps=1.0) -> float:
     N = v.integer(N, "N", 1)
     E = v.nonnegative(E, "E")
     G, eps = _constants(G, eps)
-    if U is None:
-        U = bsgd_paper_radius(lam) if (G, eps) == (1.0, 1.0) else iterate_radius(lam, G, eps)
-    U = v.positive(U, "U")
+    U = _radius(U, lam, G, eps)
     return (lam * U + G + eps) ** 2 * (math.log(N) + 1.0) / (2.0 * lam * N) + 2.0 * U * E
 
 
@@ -344,9 +350,7 @@ def bsgd_theorem2_bound(lam, eta, N, E, *, U=None, G=1.0, eps=1.0) -> float:
     N = v.integer(N, "N", 1)
     E = v.nonnegative(E, "E")
     G, eps = _constants(G, eps)
-    if U is None:
-        U = bsgd_paper_radius(lam) if (G, eps) == (1.0, 1.0) else iterate_radius(lam, G, eps)
-    U = v.positive(U, "U")
+    U = _radius(U, lam, G, eps)
     return (2.0 * U * U / eta + eta * (lam * U + G + eps) ** 2) * math.sqrt(N) / N \
         + 2.0 * U * E
 

@@ -48,6 +48,21 @@ __all__ = [
 ]
 
 
+# --------------------------------------------------------------------------- streams
+
+def gauss_data(n=300, d=3, seed=0, classes=2):
+    """The oracle tests' streams: a ring in the first two of ``d`` standard normal
+    coordinates (binary, labels -1/+1) or K angular sectors (labels 1..K)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if classes == 2:
+        y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.4, 1, -1)
+    else:
+        y = (np.floor((np.arctan2(X[:, 1], X[:, 0]) + np.pi) / (2 * np.pi / classes))
+             .astype(int) % classes) + 1
+    return X, y
+
+
 # --------------------------------------------------------------------------- kernels
 
 @dataclass(frozen=True)
